@@ -1,0 +1,290 @@
+//! Typed settings of each subsystem, each read from [`Vars`] with its problems recorded.
+//! Secrets are `SecretString`s so they never reach a log through `Debug`.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use secrecy::SecretString;
+
+use super::Role;
+use super::vars::{Problems, Vars};
+
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
+    pub listen_address: IpAddr,
+    pub port: u16,
+    pub otel_grpc_port: u16,
+}
+
+impl ServerSettings {
+    pub(super) fn read(role: Role, vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let default_port = match role {
+            Role::Web => 3000,
+            Role::Worker => 3030,
+        };
+        let port = vars.port("PORT", default_port, problems);
+        let otel_grpc_port = vars.port("LANGFUSE_OTEL_GRPC_PORT", 4317, problems);
+        let raw_address = vars.string("LANGFUSE_LISTEN_ADDRESS", "0.0.0.0");
+        let listen_address = match raw_address.parse::<IpAddr>() {
+            Ok(address) => Some(address),
+            Err(_) => {
+                problems.push("LANGFUSE_LISTEN_ADDRESS", format!("must be an IP address, got {raw_address:?}"));
+                None
+            }
+        };
+        Some(Self { listen_address: listen_address?, port: port?, otel_grpc_port: otel_grpc_port? })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PostgresSettings {
+    pub url: SecretString,
+}
+
+impl PostgresSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let url = vars.required("DATABASE_URL", problems)?;
+        let scheme_ok = url::Url::parse(&url).is_ok_and(|u| matches!(u.scheme(), "postgres" | "postgresql"));
+        if !scheme_ok {
+            problems.push("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
+            return None;
+        }
+        Some(Self { url: url.into() })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ClickHouseSettings {
+    pub url: String,
+    pub user: String,
+    pub password: SecretString,
+    pub database: String,
+    /// `Some(name)` when `CLICKHOUSE_CLUSTER_ENABLED=true`: DDL gets `ON CLUSTER name` and
+    /// `Replicated*` engines.
+    pub cluster: Option<String>,
+}
+
+impl ClickHouseSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let url = vars.required("CLICKHOUSE_URL", problems);
+        let cluster_enabled = vars.bool("CLICKHOUSE_CLUSTER_ENABLED", false, problems);
+        let url = url?;
+        if !url::Url::parse(&url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
+            problems.push("CLICKHOUSE_URL", "must be an http:// or https:// URL of the ClickHouse HTTP interface");
+            return None;
+        }
+        let database = vars.string("CLICKHOUSE_DB", "default");
+        if !is_identifier(&database) {
+            problems.push("CLICKHOUSE_DB", format!("must be a plain identifier (letters, digits, _), got {database:?}"));
+            return None;
+        }
+        let cluster_name = vars.string("CLICKHOUSE_CLUSTER_NAME", "default");
+        if !is_identifier(&cluster_name) {
+            problems.push("CLICKHOUSE_CLUSTER_NAME", format!("must be a plain identifier, got {cluster_name:?}"));
+            return None;
+        }
+        Some(Self {
+            url,
+            user: vars.string("CLICKHOUSE_USER", "default"),
+            password: vars.string("CLICKHOUSE_PASSWORD", "").into(),
+            database,
+            cluster: cluster_enabled?.then_some(cluster_name),
+        })
+    }
+}
+
+fn is_identifier(value: &str) -> bool {
+    !value.is_empty() && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+#[derive(Debug, Clone)]
+pub struct RedisSettings {
+    pub url: SecretString,
+}
+
+impl RedisSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        if let Some(url) = vars.get("REDIS_CONNECTION_STRING") {
+            if !url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "redis" | "rediss")) {
+                problems.push("REDIS_CONNECTION_STRING", "must be a redis:// or rediss:// URL");
+                return None;
+            }
+            return Some(Self { url: url.to_owned().into() });
+        }
+        let port = vars.port("REDIS_PORT", 6379, problems);
+        let Some(host) = vars.get("REDIS_HOST") else {
+            problems.push("REDIS_CONNECTION_STRING", "is required (or set REDIS_HOST, REDIS_PORT and REDIS_AUTH)");
+            return None;
+        };
+        let auth = vars.get("REDIS_AUTH").map(|a| format!(":{a}@")).unwrap_or_default();
+        Some(Self { url: format!("redis://{auth}{host}:{}", port?).into() })
+    }
+}
+
+/// Where web stores raw ingested payloads before acknowledging them, for the worker to read.
+#[derive(Debug, Clone)]
+pub enum BlobSettings {
+    S3(S3Settings),
+    /// A directory web and worker share; single-host deployments and local runs only.
+    LocalDir(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+pub struct S3Settings {
+    pub bucket: String,
+    pub region: String,
+    pub endpoint: Option<String>,
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<SecretString>,
+    pub force_path_style: bool,
+    pub prefix: String,
+}
+
+impl BlobSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        const P: &str = "LANGFUSE_S3_EVENT_UPLOAD_";
+        let force_path_style = vars.bool("LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE", false, problems);
+        if let Some(bucket) = vars.get("LANGFUSE_S3_EVENT_UPLOAD_BUCKET") {
+            let endpoint = vars.get("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT").map(str::to_owned);
+            if let Some(endpoint) = &endpoint
+                && !url::Url::parse(endpoint).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+            {
+                problems.push(format!("{P}ENDPOINT"), "must be an http:// or https:// URL");
+                return None;
+            }
+            let access_key_id = vars.get("LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID").map(str::to_owned);
+            let secret = vars.get("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY").map(|s| SecretString::from(s.to_owned()));
+            if access_key_id.is_some() != secret.is_some() {
+                problems.combination(
+                    &["LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID", "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY"],
+                    "set both or neither",
+                );
+                return None;
+            }
+            return Some(Self::S3(S3Settings {
+                bucket: bucket.to_owned(),
+                region: vars.string("LANGFUSE_S3_EVENT_UPLOAD_REGION", "us-east-1"),
+                endpoint,
+                access_key_id,
+                secret_access_key: secret,
+                force_path_style: force_path_style?,
+                prefix: vars.string("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", ""),
+            }));
+        }
+        match vars.get("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR") {
+            Some(dir) => Some(Self::LocalDir(PathBuf::from(dir))),
+            None => {
+                problems.push(
+                    "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
+                    "is required: ingestion stores every payload before acknowledging it \
+                     (or set LANGFUSE_EVENT_UPLOAD_LOCAL_DIR for a single-host deployment)",
+                );
+                None
+            }
+        }
+    }
+}
+
+/// A default organization, project and API key created at startup (`LANGFUSE_INIT_*`).
+#[derive(Debug, Clone)]
+pub struct BootstrapSettings {
+    pub org_id: String,
+    pub org_name: String,
+    pub project_id: String,
+    pub project_name: String,
+    pub public_key: String,
+    pub secret_key: SecretString,
+}
+
+impl BootstrapSettings {
+    /// `Some(None)` when no bootstrap is configured.
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Option<Self>> {
+        const REQUIRED: [&str; 4] = [
+            "LANGFUSE_INIT_ORG_ID",
+            "LANGFUSE_INIT_PROJECT_ID",
+            "LANGFUSE_INIT_PROJECT_PUBLIC_KEY",
+            "LANGFUSE_INIT_PROJECT_SECRET_KEY",
+        ];
+        const ALL: [&str; 6] = [
+            "LANGFUSE_INIT_ORG_ID",
+            "LANGFUSE_INIT_ORG_NAME",
+            "LANGFUSE_INIT_PROJECT_ID",
+            "LANGFUSE_INIT_PROJECT_NAME",
+            "LANGFUSE_INIT_PROJECT_PUBLIC_KEY",
+            "LANGFUSE_INIT_PROJECT_SECRET_KEY",
+        ];
+        if ALL.iter().all(|name| vars.get(name).is_none()) {
+            return Some(None);
+        }
+        let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| vars.get(n).is_none()).collect();
+        if !missing.is_empty() {
+            problems.combination(&missing, "headless bootstrap needs the org id, project id and both keys");
+            return None;
+        }
+        let value = |name: &str| vars.get(name).unwrap_or_default().to_owned();
+        let (public_key, secret_key) =
+            (value("LANGFUSE_INIT_PROJECT_PUBLIC_KEY"), value("LANGFUSE_INIT_PROJECT_SECRET_KEY"));
+        let before = problems.len();
+        if !public_key.starts_with("pk-lf-") {
+            problems.push("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "must start with pk-lf-");
+        }
+        if !secret_key.starts_with("sk-lf-") {
+            problems.push("LANGFUSE_INIT_PROJECT_SECRET_KEY", "must start with sk-lf-");
+        }
+        if problems.len() > before {
+            return None;
+        }
+        let (org_id, project_id) = (value("LANGFUSE_INIT_ORG_ID"), value("LANGFUSE_INIT_PROJECT_ID"));
+        Some(Some(Self {
+            org_name: vars.get("LANGFUSE_INIT_ORG_NAME").unwrap_or(&org_id).to_owned(),
+            project_name: vars.get("LANGFUSE_INIT_PROJECT_NAME").unwrap_or(&project_id).to_owned(),
+            org_id,
+            project_id,
+            public_key,
+            secret_key: secret_key.into(),
+        }))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    pub salt: SecretString,
+    pub admin_api_key: Option<SecretString>,
+}
+
+impl AuthSettings {
+    pub(super) fn read(vars: &Vars) -> Self {
+        Self {
+            salt: vars.string("SALT", "").into(),
+            admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    /// A `tracing` env-filter directive.
+    pub filter: String,
+    pub format: LogFormat,
+}
+
+impl LogSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let format = vars.optional_choice(
+            "LANGFUSE_LOG_FORMAT",
+            &[LogFormat::Text, LogFormat::Json],
+            |f| match f {
+                LogFormat::Text => "text",
+                LogFormat::Json => "json",
+            },
+            problems,
+        )?;
+        Some(Self { filter: vars.string("LANGFUSE_LOG_LEVEL", "info"), format: format.unwrap_or(LogFormat::Text) })
+    }
+}
