@@ -1,1 +1,7 @@
+//! Black-box tests of the `web` and `worker` binaries on the local test stack: they are started as
+//! real processes with an environment, as an operator would, and observed from outside.
 
+mod apps;
+mod auth;
+mod config;
+mod lifecycle;

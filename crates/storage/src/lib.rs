@@ -1,1 +1,15 @@
-//! placeholder
+//! Adapters to Loupe's four stores and the schema migrations of both databases.
+//!
+//! Each adapter is built from its typed settings (`domain::config`) and exposes a cheap `check()`
+//! for health endpoints. Errors carry a [`ErrorKind`] callers can act on.
+
+pub mod background_migrations;
+pub mod blob;
+pub mod clickhouse;
+mod error;
+pub mod postgres;
+pub mod projects;
+pub mod redis;
+pub mod schema;
+
+pub use error::{Error, ErrorKind, Result};

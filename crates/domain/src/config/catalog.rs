@@ -100,7 +100,3 @@ pub const UPSTREAM_NAMES_IGNORED: &[&str] = &[
     "LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS",
     "LANGFUSE_EXPERIMENT_BACKFILL_EXCLUDE_PROJECT_IDS",
 ];
-
-pub fn find(name: &str) -> Option<&'static Setting> {
-    SETTINGS.iter().find(|s| s.name == name)
-}

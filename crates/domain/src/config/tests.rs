@@ -298,3 +298,11 @@ fn catalogue_names_are_unique_and_have_meaning() {
         assert!(!setting.meaning.is_empty());
     }
 }
+
+#[test]
+fn readme_documents_every_setting() {
+    let readme = include_str!("../../../../README.md");
+    for setting in SETTINGS {
+        assert!(readme.contains(&format!("| `{}` |", setting.name)), "README lacks a row for {}", setting.name);
+    }
+}

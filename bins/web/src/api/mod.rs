@@ -1,0 +1,25 @@
+//! The HTTP surface. Each submodule owns one resource; wire types (DTOs) live next to their
+//! handlers and convert from storage/domain types.
+
+mod admin;
+mod health;
+mod projects;
+
+use axum::Router;
+use axum::http::Uri;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .merge(health::routes())
+        .merge(projects::routes())
+        .merge(admin::routes())
+        .fallback(not_found)
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(format!("No such endpoint: {}", uri.path()))
+}

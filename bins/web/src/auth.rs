@@ -1,0 +1,73 @@
+//! Request authentication: project API keys (Basic `pk:sk`) and the instance admin key (Bearer).
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use secrecy::ExposeSecret;
+use subtle::ConstantTimeEq;
+
+use domain::auth::{Credentials, CredentialsError, secret_matches};
+use storage::projects::{Project, find_api_key};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+const INVALID_CREDENTIALS: &str = "Invalid credentials. Confirm that you've configured the correct host.";
+
+/// A request authenticated with a project's full key pair.
+pub struct ProjectAuth(pub Project);
+
+impl FromRequestParts<AppState> for ProjectAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match credentials(parts)? {
+            Credentials::Basic { public_key, secret_key } => {
+                let key = find_api_key(&state.stores.postgres, &public_key).await?;
+                // The secret is checked against the hash stored for *this* public key, so a valid
+                // secret paired with another project's public key is refused.
+                match key {
+                    Some(key) if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) => {
+                        Ok(Self(key.project))
+                    }
+                    _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
+                }
+            }
+            Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await? {
+                None => Err(ApiError::unauthorized(
+                    "Invalid public key. Confirm that you've configured the correct host.",
+                )),
+                Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
+            },
+        }
+    }
+}
+
+/// A request carrying `Authorization: Bearer <ADMIN_API_KEY>`.
+pub struct AdminAuth;
+
+impl FromRequestParts<AppState> for AdminAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(admin_key) = &state.config.auth.admin_api_key else {
+            return Err(ApiError::forbidden("Admin API key is not configured on this instance (set ADMIN_API_KEY)"));
+        };
+        match credentials(parts)? {
+            Credentials::Bearer(token)
+                if bool::from(token.as_bytes().ct_eq(admin_key.expose_secret().as_bytes())) =>
+            {
+                Ok(Self)
+            }
+            _ => Err(ApiError::unauthorized("Invalid admin API key")),
+        }
+    }
+}
+
+fn credentials(parts: &Parts) -> Result<Credentials, ApiError> {
+    let header = match parts.headers.get(AUTHORIZATION) {
+        None => None,
+        Some(value) => Some(value.to_str().map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?),
+    };
+    Credentials::parse(header).map_err(|e| ApiError::unauthorized(e.to_string()))
+}

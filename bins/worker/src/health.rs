@@ -1,0 +1,62 @@
+//! `GET /api/health` on the worker's port (3030): are the stores reachable, and (with
+//! `failIfEventPropagationStuck=true`) is dual-write propagation keeping up.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use domain::config::Config;
+use service::{Stores, check_dependencies};
+
+#[derive(Clone)]
+pub struct HealthState {
+    config: Arc<Config>,
+    stores: Stores,
+}
+
+impl HealthState {
+    pub fn new(config: Config, stores: Stores) -> Self {
+        Self { config: Arc::new(config), stores }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HealthParams {
+    /// Accepted now so probes can be configured ahead of time; the propagation job that it checks
+    /// arrives with the migration machinery, and until then nothing can be stuck.
+    #[serde(default)]
+    #[allow(dead_code)]
+    fail_if_event_propagation_stuck: bool,
+}
+
+async fn health(State(state): State<HealthState>, Query(_params): Query<HealthParams>) -> (StatusCode, Json<Value>) {
+    let dependencies = check_dependencies(&state.stores).await;
+    let ok = dependencies.all_ok();
+    let body = json!({
+        "status": if ok { "OK" } else { "Dependencies unavailable" },
+        "version": env!("CARGO_PKG_VERSION"),
+        "writeMode": state.config.migration.write_mode.as_str(),
+        "dependencies": dependencies,
+    });
+    let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(body))
+}
+
+pub async fn serve(state: HealthState, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let address = SocketAddr::new(state.config.server.listen_address, state.config.server.port);
+    let listener = tokio::net::TcpListener::bind(address).await.with_context(|| format!("cannot listen on {address}"))?;
+    tracing::info!(%address, "worker health endpoint listening");
+    let app = Router::new().route("/api/health", get(health)).with_state(state);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned()).await.context("health server")?;
+    tracing::info!("worker stopped");
+    Ok(())
+}

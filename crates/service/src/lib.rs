@@ -1,0 +1,80 @@
+//! What both binaries do around their real work: read the configuration (the one place that reads
+//! the process environment), set up logging, connect to the stores and migrate their schemas,
+//! report health, and stop cleanly on SIGTERM.
+
+mod health;
+mod stores;
+mod telemetry;
+
+pub use health::{DependencyReport, check_dependencies};
+pub use stores::Stores;
+pub use telemetry::init_tracing;
+
+use domain::config::{Config, Role};
+use tokio_util::sync::CancellationToken;
+
+/// Reads and validates the configuration, or ends the process with exit code 2 and every
+/// problem printed, each naming its variable.
+pub fn load_config_or_exit(role: Role) -> Config {
+    // The single read of the process environment; everything else receives `Config`.
+    #[allow(clippy::disallowed_methods)]
+    let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    match Config::from_env_vars(role, env) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("loupe {}: {error}", role_name(role));
+            std::process::exit(2);
+        }
+    }
+}
+
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Web => "web",
+        Role::Worker => "worker",
+    }
+}
+
+/// Logs the effective configuration (secrets redacted) and the warnings found while reading it.
+pub fn log_config(config: &Config) {
+    let settings: Vec<String> = config.redacted().into_iter().map(|(name, value)| format!("{name}={value}")).collect();
+    tracing::info!(role = role_name(config.role), settings = %settings.join(" "), "effective configuration");
+    for warning in &config.warnings {
+        tracing::warn!(%warning, "ignored setting");
+    }
+}
+
+/// A token cancelled on SIGTERM or Ctrl-C; every long-running task watches it.
+pub fn shutdown_token() -> CancellationToken {
+    let token = CancellationToken::new();
+    let trigger = token.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "cannot listen for SIGTERM");
+                    std::future::pending::<()>().await
+                }
+            }
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            _ = ctrl_c => tracing::info!("interrupt received, shutting down"),
+            _ = terminate => tracing::info!("SIGTERM received, shutting down"),
+        }
+        trigger.cancel();
+    });
+    token
+}
+
+/// object_store and reqwest use rustls without a built-in crypto provider (ring is chosen at build
+/// time to avoid aws-lc); it must be installed before any client is built.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

@@ -1,0 +1,70 @@
+//! Blob storage for raw ingested payloads: S3 (or any S3-compatible server) or a local directory.
+
+use std::sync::Arc;
+
+use object_store::aws::AmazonS3Builder;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path;
+use object_store::prefix::PrefixStore;
+use object_store::{ObjectStore, ObjectStoreExt};
+use secrecy::ExposeSecret;
+
+use domain::config::BlobSettings;
+
+use crate::{Error, ErrorKind, Result};
+
+#[derive(Clone, Debug)]
+pub struct BlobStore {
+    store: Arc<dyn ObjectStore>,
+    /// Where it points, for logs: `s3://bucket/prefix` or the directory.
+    pub location: String,
+}
+
+impl BlobStore {
+    pub fn connect(settings: &BlobSettings) -> Result<Self> {
+        match settings {
+            BlobSettings::S3(s3) => {
+                let mut builder = AmazonS3Builder::new()
+                    .with_bucket_name(&s3.bucket)
+                    .with_region(&s3.region)
+                    .with_virtual_hosted_style_request(!s3.force_path_style);
+                if let Some(endpoint) = &s3.endpoint {
+                    builder = builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+                }
+                if let (Some(key), Some(secret)) = (&s3.access_key_id, &s3.secret_access_key) {
+                    builder = builder.with_access_key_id(key).with_secret_access_key(secret.expose_secret());
+                }
+                let store = builder
+                    .build()
+                    .map_err(|e| Error::with_source(ErrorKind::Internal, "invalid S3 settings", e))?;
+                let location = format!("s3://{}/{}", s3.bucket, s3.prefix);
+                let store: Arc<dyn ObjectStore> = if s3.prefix.is_empty() {
+                    Arc::new(store)
+                } else {
+                    Arc::new(PrefixStore::new(store, s3.prefix.trim_end_matches('/')))
+                };
+                Ok(Self { store, location })
+            }
+            BlobSettings::LocalDir(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    Error::with_source(ErrorKind::Unavailable, format!("cannot create {}", dir.display()), e)
+                })?;
+                let store = LocalFileSystem::new_with_prefix(dir)
+                    .map_err(|e| Error::with_source(ErrorKind::Internal, "invalid local blob directory", e))?;
+                Ok(Self { store: Arc::new(store), location: dir.display().to_string() })
+            }
+        }
+    }
+
+    pub fn store(&self) -> &Arc<dyn ObjectStore> {
+        &self.store
+    }
+
+    /// Health: the store answers a metadata request (a missing object is a fine answer).
+    pub async fn check(&self) -> Result<()> {
+        match self.store.head(&Path::from("loupe-health-check")).await {
+            Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(Error::with_source(ErrorKind::Unavailable, "blob storage", e)),
+        }
+    }
+}

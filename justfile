@@ -1,0 +1,37 @@
+# Loupe's developer commands. `just run` and `just test` work on a fresh Debian machine: they start
+# what they need (deploy/local/stack.sh) and build what they run.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# Show the recipes.
+default:
+    @just --list
+
+# Start the local stack (PostgreSQL, Redis, ClickHouse engine, S3) for a profile: dev or test.
+stack-up profile="dev":
+    deploy/local/stack.sh up {{profile}}
+
+# Stop the local stack of a profile.
+stack-down profile="dev":
+    deploy/local/stack.sh down {{profile}}
+
+# Serve the API (port 3000, OTLP gRPC 4317) and run the worker (health 3030) on the dev stack.
+run: (stack-up "dev")
+    cargo build --bins
+    deploy/local/run.sh
+
+# The whole test suite on the test stack (separate from `just run`'s).
+test: (stack-up "test")
+    command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+    cargo build --bins
+    .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
+    set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
+
+# Format check and clippy with warnings as errors.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Format the code.
+fmt:
+    cargo fmt --all

@@ -1,0 +1,108 @@
+//! Starting the binaries as child processes and waiting for them, always with a deadline.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use test_support::{TestClickHouse, TestPostgres, stack_env};
+use tokio::process::{Child, Command};
+
+/// Where cargo put the binaries: next to the `deps/` directory this test runs from.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let path = dir.join(name);
+    assert!(path.exists(), "{} not built: `just test` builds the binaries before the tests", path.display());
+    path
+}
+
+/// A loopback port nobody listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// One test's stack: its own databases, and the environment pointing at them.
+pub struct Stack {
+    pub pg: TestPostgres,
+    pub ch: TestClickHouse,
+    pub env: BTreeMap<String, String>,
+}
+
+pub const PUBLIC_KEY: &str = "pk-lf-blackbox";
+pub const SECRET_KEY: &str = "sk-lf-blackbox";
+pub const ADMIN_KEY: &str = "admin-blackbox-key";
+
+impl Stack {
+    pub async fn new() -> Self {
+        let (pg, ch) = (TestPostgres::create().await, TestClickHouse::create().await);
+        let mut env = stack_env(&pg, &ch);
+        for (k, v) in [
+            ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
+            ("LANGFUSE_INIT_ORG_ID", "org-blackbox"),
+            ("LANGFUSE_INIT_PROJECT_ID", "project-blackbox"),
+            ("LANGFUSE_INIT_PROJECT_NAME", "Blackbox"),
+            ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
+            ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
+            ("ADMIN_API_KEY", ADMIN_KEY),
+            ("SALT", "blackbox-salt"),
+        ] {
+            env.insert(k.into(), v.into());
+        }
+        Self { pg, ch, env }
+    }
+}
+
+/// A running binary; killed when dropped so a failing test leaves nothing behind.
+pub struct App {
+    pub child: Child,
+    pub base_url: String,
+}
+
+impl App {
+    pub fn spawn(name: &str, env: &BTreeMap<String, String>, port: u16) -> Self {
+        let child = command(name, env).env("PORT", port.to_string()).kill_on_drop(true).spawn().unwrap();
+        Self { child, base_url: format!("http://127.0.0.1:{port}") }
+    }
+
+    /// Polls `path` until it answers 200, or fails after `limit` with what the process printed.
+    pub async fn wait_healthy(&mut self, path: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let client = reqwest::Client::new();
+        loop {
+            if let Ok(response) = client.get(format!("{}{path}", self.base_url)).send().await
+                && response.status() == 200
+            {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("process exited with {status} before becoming healthy");
+            }
+            assert!(Instant::now() < deadline, "{path} not healthy within {limit:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// The binary with exactly `env` (plus PATH): nothing leaks in from the test runner's environment.
+pub fn command(name: &str, env: &BTreeMap<String, String>) -> Command {
+    let mut command = Command::new(binary(name));
+    command
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs a binary that is expected to refuse to start; returns its exit code and stderr.
+pub async fn run_to_exit(name: &str, env: &BTreeMap<String, String>) -> (Option<i32>, String) {
+    let child = command(name, env).kill_on_drop(true).spawn().unwrap();
+    let output = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
+        .await
+        .expect("the binary should have exited")
+        .unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}

@@ -1,0 +1,111 @@
+//! Project keys and the admin key, through a running `web`.
+
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
+
+use crate::apps::{ADMIN_KEY, App, PUBLIC_KEY, SECRET_KEY, Stack, free_port};
+
+fn basic(public_key: &str, secret_key: &str) -> String {
+    format!("Basic {}", STANDARD.encode(format!("{public_key}:{secret_key}")))
+}
+
+async fn get(app: &App, path: &str, authorization: Option<&str>) -> (u16, Value) {
+    let mut request = reqwest::Client::new().get(format!("{}{path}", app.base_url));
+    if let Some(value) = authorization {
+        request = request.header("Authorization", value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+async fn started() -> (Stack, App) {
+    let stack = Stack::new().await;
+    let mut app = App::spawn("web", &stack.env, free_port());
+    app.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
+    (stack, app)
+}
+
+#[tokio::test]
+async fn project_keys() {
+    let (_stack, app) = started().await;
+
+    let (status, body) = get(&app, "/api/public/projects", Some(&basic(PUBLIC_KEY, SECRET_KEY))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"][0]["id"], "project-blackbox");
+    assert_eq!(body["data"][0]["name"], "Blackbox");
+    assert_eq!(body["data"][0]["organization"]["id"], "org-blackbox");
+    assert_eq!(body["data"][0]["metadata"], serde_json::json!({}));
+
+    let refusals = [
+        (None, "No authorization header"),
+        (Some(basic(PUBLIC_KEY, "sk-lf-wrong")), "Invalid credentials"),
+        (Some(basic("pk-lf-unknown", SECRET_KEY)), "Invalid credentials"),
+        (Some("Basic not-base64!".to_owned()), "Invalid authorization header"),
+        (Some("Token abc".to_owned()), "Invalid authorization header"),
+        (Some("Bearer pk-lf-unknown".to_owned()), "Invalid public key"),
+    ];
+    for (header, message) in refusals {
+        let (status, body) = get(&app, "/api/public/projects", header.as_deref()).await;
+        assert_eq!(status, 401, "{header:?}: {body}");
+        assert!(body["message"].as_str().unwrap().contains(message), "{header:?}: {body}");
+    }
+    // A public key alone identifies the project but does not open this endpoint.
+    let (status, body) = get(&app, "/api/public/projects", Some(&format!("Bearer {PUBLIC_KEY}"))).await;
+    assert_eq!(status, 403, "{body}");
+}
+
+#[tokio::test]
+async fn secret_of_one_project_does_not_open_another() {
+    let (stack, app) = started().await;
+    // A second project with its own key, written the way bootstrap writes keys.
+    let salt = "blackbox-salt".to_owned().into();
+    let pool = stack.pg.pool().await;
+    sqlx::query("INSERT INTO projects (id, org_id, name) VALUES ('other', 'org-blackbox', 'Other')")
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO api_keys (id, project_id, public_key, hashed_secret_key, display_secret_key) \
+         VALUES (gen_random_uuid(), 'other', 'pk-lf-other', $1, 'sk-lf-...ther')",
+    )
+    .bind(domain::auth::hash_secret("sk-lf-other", &salt))
+    .execute(&pool)
+    .await
+    .unwrap();
+
+    let (status, body) = get(&app, "/api/public/projects", Some(&basic("pk-lf-other", "sk-lf-other"))).await;
+    assert_eq!((status, body["data"][0]["id"].as_str()), (200, Some("other")), "{body}");
+    let (status, _) = get(&app, "/api/public/projects", Some(&basic(PUBLIC_KEY, "sk-lf-other"))).await;
+    assert_eq!(status, 401);
+    let (status, _) = get(&app, "/api/public/projects", Some(&basic("pk-lf-other", SECRET_KEY))).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn admin_endpoints_need_the_admin_key() {
+    let (_stack, app) = started().await;
+    let path = "/api/admin/background-migrations";
+    let (status, body) = get(&app, path, Some(&format!("Bearer {ADMIN_KEY}"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["data"].is_array(), "{body}");
+    for header in [None, Some("Bearer wrong-key".to_owned()), Some(basic(PUBLIC_KEY, SECRET_KEY))] {
+        let (status, body) = get(&app, path, header.as_deref()).await;
+        assert_eq!(status, 401, "{header:?}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_json() {
+    let (_stack, app) = started().await;
+    let (status, body) = get(&app, "/api/public/nothing-here", None).await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"], "LangfuseNotFoundError");
+    let response = reqwest::Client::new().delete(format!("{}/api/public/health", app.base_url)).send().await.unwrap();
+    assert_eq!(response.status(), 405);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["message"], "Method not allowed");
+}
