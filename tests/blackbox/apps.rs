@@ -13,13 +13,21 @@ pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
     let path = dir.join(name);
-    assert!(path.exists(), "{} not built: `just test` builds the binaries before the tests", path.display());
+    assert!(
+        path.exists(),
+        "{} not built: `just test` builds the binaries before the tests",
+        path.display()
+    );
     path
 }
 
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// One test's stack: its own databases, and the environment pointing at them.
@@ -61,8 +69,15 @@ pub struct App {
 
 impl App {
     pub fn spawn(name: &str, env: &BTreeMap<String, String>, port: u16) -> Self {
-        let child = command(name, env).env("PORT", port.to_string()).kill_on_drop(true).spawn().unwrap();
-        Self { child, base_url: format!("http://127.0.0.1:{port}") }
+        let child = command(name, env)
+            .env("PORT", port.to_string())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        Self {
+            child,
+            base_url: format!("http://127.0.0.1:{port}"),
+        }
     }
 
     /// Polls `path` until it answers 200, or fails after `limit` with what the process printed.
@@ -104,5 +119,8 @@ pub async fn run_to_exit(name: &str, env: &BTreeMap<String, String>) -> (Option<
         .await
         .expect("the binary should have exited")
         .unwrap();
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }

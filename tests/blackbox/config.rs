@@ -20,24 +20,60 @@ fn env(extra: &[(&str, &str)]) -> BTreeMap<String, String> {
     env
 }
 
-const CASES: &[(&[(&str, &str)], &[&str])] = &[
-    (&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall")], &["LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"]),
-    (&[("LANGFUSE_MIGRATION_v4_WRITE_MODE", "legacy")], &["LANGFUSE_MIGRATION_v4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_WRITE_MODE"]),
-    (&[("LANGFUSE_MIGRATION_V4_WRITE_MOD", "dual")], &["LANGFUSE_MIGRATION_V4_WRITE_MOD", "LANGFUSE_MIGRATION_V4_WRITE_MODE"]),
+/// Extra variables, and the texts the refusal must contain.
+type Case = (&'static [(&'static str, &'static str)], &'static [&'static str]);
+
+const CASES: &[Case] = &[
     (
-        &[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "events_only"), ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "dual_write")],
-        &["LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"],
-    ),
-    (&[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false")], &["LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN"]),
-    (
-        &[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"), ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "direct")],
-        &["LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"],
+        &[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall")],
+        &["LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"],
     ),
     (
-        &[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"), ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "true")],
+        &[("LANGFUSE_MIGRATION_v4_WRITE_MODE", "legacy")],
+        &[
+            "LANGFUSE_MIGRATION_v4_WRITE_MODE",
+            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
+        ],
+    ),
+    (
+        &[("LANGFUSE_MIGRATION_V4_WRITE_MOD", "dual")],
+        &[
+            "LANGFUSE_MIGRATION_V4_WRITE_MOD",
+            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
+        ],
+    ),
+    (
+        &[
+            ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "events_only"),
+            ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "dual_write"),
+        ],
+        &["LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"],
+    ),
+    (
+        &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false")],
+        &["LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN"],
+    ),
+    (
+        &[
+            ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
+            ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "direct"),
+        ],
+        &["LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"],
+    ),
+    (
+        &[
+            ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
+            (
+                "LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL",
+                "true",
+            ),
+        ],
         &["LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL"],
     ),
-    (&[("LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES", "0")], &["LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES"]),
+    (
+        &[("LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES", "0")],
+        &["LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES"],
+    ),
     (&[("LANGFUSE_LOG_LEVEL", "info,[[[")], &["LANGFUSE_LOG_LEVEL"]),
 ];
 
@@ -46,9 +82,15 @@ async fn both_binaries_refuse_each_bad_configuration() {
     for binary in ["web", "worker"] {
         for (extra, expected) in CASES {
             let (code, stderr) = run_to_exit(binary, &env(extra)).await;
-            assert!(matches!(code, Some(c) if c != 0), "{binary} {extra:?} exited with {code:?}");
+            assert!(
+                matches!(code, Some(c) if c != 0),
+                "{binary} {extra:?} exited with {code:?}"
+            );
             for text in *expected {
-                assert!(stderr.contains(text), "{binary} {extra:?}: stderr does not name {text}:\n{stderr}");
+                assert!(
+                    stderr.contains(text),
+                    "{binary} {extra:?}: stderr does not name {text}:\n{stderr}"
+                );
             }
         }
     }
@@ -58,7 +100,12 @@ async fn both_binaries_refuse_each_bad_configuration() {
 async fn missing_infrastructure_settings_are_all_named() {
     let (code, stderr) = run_to_exit("web", &BTreeMap::new()).await;
     assert_eq!(code, Some(2), "{stderr}");
-    for name in ["DATABASE_URL", "CLICKHOUSE_URL", "REDIS_CONNECTION_STRING", "LANGFUSE_S3_EVENT_UPLOAD_BUCKET"] {
+    for name in [
+        "DATABASE_URL",
+        "CLICKHOUSE_URL",
+        "REDIS_CONNECTION_STRING",
+        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
+    ] {
         assert!(stderr.contains(name), "{name} not named:\n{stderr}");
     }
 }

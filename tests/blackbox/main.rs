@@ -1,6 +1,8 @@
 //! Black-box tests of the `web` and `worker` binaries on the local test stack: they are started as
 //! real processes with an environment, as an operator would, and observed from outside.
 
+#![allow(clippy::unwrap_used)] // tests fail loudly on purpose
+
 mod apps;
 mod auth;
 mod config;

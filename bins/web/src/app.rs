@@ -19,7 +19,10 @@ impl AppState {
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let stores = Stores::connect(&config)?;
         stores.prepare(&config).await?;
-        Ok(Self { config: Arc::new(config), stores })
+        Ok(Self {
+            config: Arc::new(config),
+            stores,
+        })
     }
 }
 
@@ -31,7 +34,9 @@ pub fn router(state: AppState) -> Router {
 pub async fn serve(state: AppState, shutdown: CancellationToken) -> anyhow::Result<()> {
     let server = &state.config.server;
     let address = SocketAddr::new(server.listen_address, server.port);
-    let listener = tokio::net::TcpListener::bind(address).await.with_context(|| format!("cannot listen on {address}"))?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on {address}"))?;
     tracing::info!(%address, "web listening");
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown.cancelled_owned())

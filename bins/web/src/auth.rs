@@ -22,22 +22,30 @@ impl FromRequestParts<AppState> for ProjectAuth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match credentials(parts)? {
-            Credentials::Basic { public_key, secret_key } => {
+            Credentials::Basic {
+                public_key,
+                secret_key,
+            } => {
                 let key = find_api_key(&state.stores.postgres, &public_key).await?;
                 // The secret is checked against the hash stored for *this* public key, so a valid
                 // secret paired with another project's public key is refused.
                 match key {
-                    Some(key) if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) => {
+                    Some(key)
+                        if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) =>
+                    {
                         Ok(Self(key.project))
                     }
                     _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
                 }
             }
-            Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await? {
+            Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await?
+            {
                 None => Err(ApiError::unauthorized(
                     "Invalid public key. Confirm that you've configured the correct host.",
                 )),
-                Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
+                Some(_) => Err(ApiError::forbidden(
+                    "Access denied - need to use basic auth with secret key",
+                )),
             },
         }
     }
@@ -51,7 +59,9 @@ impl FromRequestParts<AppState> for AdminAuth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Some(admin_key) = &state.config.auth.admin_api_key else {
-            return Err(ApiError::forbidden("Admin API key is not configured on this instance (set ADMIN_API_KEY)"));
+            return Err(ApiError::forbidden(
+                "Admin API key is not configured on this instance (set ADMIN_API_KEY)",
+            ));
         };
         match credentials(parts)? {
             Credentials::Bearer(token)
@@ -67,7 +77,11 @@ impl FromRequestParts<AppState> for AdminAuth {
 fn credentials(parts: &Parts) -> Result<Credentials, ApiError> {
     let header = match parts.headers.get(AUTHORIZATION) {
         None => None,
-        Some(value) => Some(value.to_str().map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?),
+        Some(value) => Some(
+            value
+                .to_str()
+                .map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?,
+        ),
     };
     Credentials::parse(header).map_err(|e| ApiError::unauthorized(e.to_string()))
 }

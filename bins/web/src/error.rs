@@ -16,15 +16,27 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self { status: StatusCode::UNAUTHORIZED, message: message.into(), error: None }
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            message: message.into(),
+            error: None,
+        }
     }
 
     pub fn forbidden(message: impl Into<String>) -> Self {
-        Self { status: StatusCode::FORBIDDEN, message: message.into(), error: Some("ForbiddenError") }
+        Self {
+            status: StatusCode::FORBIDDEN,
+            message: message.into(),
+            error: Some("ForbiddenError"),
+        }
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self { status: StatusCode::NOT_FOUND, message: message.into(), error: Some("LangfuseNotFoundError") }
+        Self {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+            error: Some("LangfuseNotFoundError"),
+        }
     }
 
     pub fn method_not_allowed() -> Self {

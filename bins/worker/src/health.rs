@@ -24,7 +24,10 @@ pub struct HealthState {
 
 impl HealthState {
     pub fn new(config: Config, stores: Stores) -> Self {
-        Self { config: Arc::new(config), stores }
+        Self {
+            config: Arc::new(config),
+            stores,
+        }
     }
 }
 
@@ -38,8 +41,11 @@ struct HealthParams {
     fail_if_event_propagation_stuck: bool,
 }
 
-async fn health(State(state): State<HealthState>, Query(_params): Query<HealthParams>) -> (StatusCode, Json<Value>) {
-    let dependencies = check_dependencies(&state.stores).await;
+async fn health(
+    State(state): State<HealthState>,
+    Query(_params): Query<HealthParams>,
+) -> (StatusCode, Json<Value>) {
+    let dependencies = Box::pin(check_dependencies(&state.stores)).await;
     let ok = dependencies.all_ok();
     let body = json!({
         "status": if ok { "OK" } else { "Dependencies unavailable" },
@@ -47,16 +53,25 @@ async fn health(State(state): State<HealthState>, Query(_params): Query<HealthPa
         "writeMode": state.config.migration.write_mode.as_str(),
         "dependencies": dependencies,
     });
-    let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (status, Json(body))
 }
 
 pub async fn serve(state: HealthState, shutdown: CancellationToken) -> anyhow::Result<()> {
     let address = SocketAddr::new(state.config.server.listen_address, state.config.server.port);
-    let listener = tokio::net::TcpListener::bind(address).await.with_context(|| format!("cannot listen on {address}"))?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on {address}"))?;
     tracing::info!(%address, "worker health endpoint listening");
     let app = Router::new().route("/api/health", get(health)).with_state(state);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned()).await.context("health server")?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await
+        .context("health server")?;
     tracing::info!("worker stopped");
     Ok(())
 }

@@ -27,7 +27,9 @@ impl Stores {
     /// Applies both schemas (serialised across instances) and, when configured, the headless
     /// bootstrap of the default project.
     pub async fn prepare(&self, config: &Config) -> anyhow::Result<()> {
-        storage::schema::migrate(&self.postgres, &self.clickhouse).await.context("schema migrations")?;
+        storage::schema::migrate(&self.postgres, &self.clickhouse)
+            .await
+            .context("schema migrations")?;
         if let Some(bootstrap) = &config.bootstrap {
             storage::projects::bootstrap(&self.postgres, bootstrap, &config.auth.salt)
                 .await

@@ -24,7 +24,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), source: None }
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
     }
 
     pub fn with_source(
@@ -32,7 +36,11 @@ impl Error {
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
-        Self { kind, message: message.into(), source: Some(source.into()) }
+        Self {
+            kind,
+            message: message.into(),
+            source: Some(source.into()),
+        }
     }
 
     pub fn is_unavailable(&self) -> bool {
@@ -55,9 +63,10 @@ impl From<sqlx::Error> for Error {
             sqlx::Error::RowNotFound => ErrorKind::NotFound,
             sqlx::Error::Database(db) if db.is_unique_violation() => ErrorKind::Conflict,
             sqlx::Error::Database(db) if db.is_foreign_key_violation() => ErrorKind::NotFound,
-            sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => {
-                ErrorKind::Unavailable
-            }
+            sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Tls(_) => ErrorKind::Unavailable,
             _ => ErrorKind::Internal,
         };
         Self::with_source(kind, "postgres", e)

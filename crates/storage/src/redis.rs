@@ -26,6 +26,9 @@ pub async fn check(pool: &Pool) -> Result<()> {
     if reply == "PONG" {
         Ok(())
     } else {
-        Err(Error::new(ErrorKind::Unavailable, format!("redis answered {reply:?} to PING")))
+        Err(Error::new(
+            ErrorKind::Unavailable,
+            format!("redis answered {reply:?} to PING"),
+        ))
     }
 }

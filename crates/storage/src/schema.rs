@@ -23,7 +23,10 @@ pub async fn migrate(pg: &PgPool, ch: &ClickHouse) -> Result<AppliedMigrations> 
         .await?;
     if !locked {
         tracing::info!("another instance is applying schema migrations; waiting for it");
-        sqlx::query("SELECT pg_advisory_lock($1)").bind(SCHEMA_LOCK_KEY).execute(&mut lock_connection).await?;
+        sqlx::query("SELECT pg_advisory_lock($1)")
+            .bind(SCHEMA_LOCK_KEY)
+            .execute(&mut lock_connection)
+            .await?;
     }
     let result = migrate_locked(pg, ch).await;
     // Closing the session releases the lock even if the unlock below is never sent.

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use crate::app::AppState;
 
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/public/health", get(health)).route("/api/public/ready", get(ready))
+    Router::new()
+        .route("/api/public/health", get(health))
+        .route("/api/public/ready", get(ready))
 }
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -22,7 +24,10 @@ struct HealthParams {
     fail_if_database_unavailable: bool,
 }
 
-async fn health(State(state): State<AppState>, Query(params): Query<HealthParams>) -> (StatusCode, Json<Value>) {
+async fn health(
+    State(state): State<AppState>,
+    Query(params): Query<HealthParams>,
+) -> (StatusCode, Json<Value>) {
     if params.fail_if_database_unavailable
         && let Err(error) = storage::postgres::check(&state.stores.postgres).await
     {
@@ -32,7 +37,10 @@ async fn health(State(state): State<AppState>, Query(params): Query<HealthParams
             Json(json!({ "status": "Database not available", "version": VERSION })),
         );
     }
-    (StatusCode::OK, Json(json!({ "status": "OK", "version": VERSION })))
+    (
+        StatusCode::OK,
+        Json(json!({ "status": "OK", "version": VERSION })),
+    )
 }
 
 async fn ready() -> Json<Value> {

@@ -27,11 +27,23 @@ pub enum Group {
 }
 
 const fn s(group: Group, name: &'static str, default: &'static str, meaning: &'static str) -> Setting {
-    Setting { name, default, meaning, secret: false, group }
+    Setting {
+        name,
+        default,
+        meaning,
+        secret: false,
+        group,
+    }
 }
 
 const fn secret(group: Group, name: &'static str, meaning: &'static str) -> Setting {
-    Setting { name, default: "", meaning, secret: true, group }
+    Setting {
+        name,
+        default: "",
+        meaning,
+        secret: true,
+        group,
+    }
 }
 
 use Group::*;
@@ -45,44 +57,218 @@ pub const STUCK_THRESHOLD_MINUTES: &str = "LANGFUSE_EVENT_PROPAGATION_STUCK_THRE
 
 /// Every variable Loupe reads, in the order of the README table.
 pub const SETTINGS: &[Setting] = &[
-    s(Migration, WRITE_MODE, "events_only", "Which tables ingestion writes: `legacy` (v3 tables only), `dual` (v3 and v4 tables) or `events_only` (v4 tables only)."),
-    s(Migration, NATIVE_OTEL_BEHAVIOUR, "direct (dual_write in legacy mode)", "`direct` writes every OTel span straight to the v4 tables; `dual_write` sends spans without `x-langfuse-ingestion-version: 4` through the staging pipeline for server-side trace-attribute propagation."),
-    s(Migration, ALLOW_PREVIEW_OPT_IN, "true", "Enables the v4 read APIs (v2 observations, v3 scores, v2 metrics). Must be `true` with `events_only`."),
-    s(Migration, ENABLE_HISTORIC_BACKFILL, "true (false in legacy mode)", "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode."),
-    s(Migration, DROP_PID_TID_SORTING_TABLES, "false", "Lets the last backfill step (M5) drop the `observations_pid_tid_sorting` scratch table."),
-    s(Migration, STUCK_THRESHOLD_MINUTES, "15", "Minutes after which an unpropagated complete staging partition makes `/api/health?failIfEventPropagationStuck=true` answer 503."),
-    s(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
-    s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
-    s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
-    s(Infrastructure, "DATABASE_URL", "(required)", "PostgreSQL connection URL, e.g. `postgres://user:pass@host:5432/loupe`."),
-    s(Infrastructure, "CLICKHOUSE_URL", "(required)", "ClickHouse HTTP interface URL, e.g. `http://clickhouse:8123`."),
+    s(
+        Migration,
+        WRITE_MODE,
+        "events_only",
+        "Which tables ingestion writes: `legacy` (v3 tables only), `dual` (v3 and v4 tables) or `events_only` (v4 tables only).",
+    ),
+    s(
+        Migration,
+        NATIVE_OTEL_BEHAVIOUR,
+        "direct (dual_write in legacy mode)",
+        "`direct` writes every OTel span straight to the v4 tables; `dual_write` sends spans without `x-langfuse-ingestion-version: 4` through the staging pipeline for server-side trace-attribute propagation.",
+    ),
+    s(
+        Migration,
+        ALLOW_PREVIEW_OPT_IN,
+        "true",
+        "Enables the v4 read APIs (v2 observations, v3 scores, v2 metrics). Must be `true` with `events_only`.",
+    ),
+    s(
+        Migration,
+        ENABLE_HISTORIC_BACKFILL,
+        "true (false in legacy mode)",
+        "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode.",
+    ),
+    s(
+        Migration,
+        DROP_PID_TID_SORTING_TABLES,
+        "false",
+        "Lets the last backfill step (M5) drop the `observations_pid_tid_sorting` scratch table.",
+    ),
+    s(
+        Migration,
+        STUCK_THRESHOLD_MINUTES,
+        "15",
+        "Minutes after which an unpropagated complete staging partition makes `/api/health?failIfEventPropagationStuck=true` answer 503.",
+    ),
+    s(
+        Server,
+        "PORT",
+        "3000 (web), 3030 (worker)",
+        "HTTP port: the public API on web, the health endpoint on worker.",
+    ),
+    s(
+        Server,
+        "LANGFUSE_LISTEN_ADDRESS",
+        "0.0.0.0",
+        "Address both HTTP and gRPC listeners bind to.",
+    ),
+    s(
+        Server,
+        "LANGFUSE_OTEL_GRPC_PORT",
+        "4317",
+        "Port of the OTLP/gRPC trace receiver (web only).",
+    ),
+    s(
+        Infrastructure,
+        "DATABASE_URL",
+        "(required)",
+        "PostgreSQL connection URL, e.g. `postgres://user:pass@host:5432/loupe`.",
+    ),
+    s(
+        Infrastructure,
+        "CLICKHOUSE_URL",
+        "(required)",
+        "ClickHouse HTTP interface URL, e.g. `http://clickhouse:8123`.",
+    ),
     s(Infrastructure, "CLICKHOUSE_USER", "default", "ClickHouse user."),
-    secret(Infrastructure, "CLICKHOUSE_PASSWORD", "ClickHouse password (default empty)."),
-    s(Infrastructure, "CLICKHOUSE_DB", "default", "ClickHouse database holding Loupe's tables."),
-    s(Infrastructure, "CLICKHOUSE_CLUSTER_ENABLED", "false", "`true` renders schema migrations with `ON CLUSTER` and `Replicated*` engines."),
-    s(Infrastructure, "CLICKHOUSE_CLUSTER_NAME", "default", "Cluster name used in `ON CLUSTER` when clustering is enabled."),
-    secret(Infrastructure, "REDIS_CONNECTION_STRING", "Redis URL, e.g. `redis://:pass@redis:6379/0`. Takes precedence over the three settings below."),
-    s(Infrastructure, "REDIS_HOST", "", "Redis host, used when `REDIS_CONNECTION_STRING` is not set."),
-    s(Infrastructure, "REDIS_PORT", "6379", "Redis port, with `REDIS_HOST`."),
+    secret(
+        Infrastructure,
+        "CLICKHOUSE_PASSWORD",
+        "ClickHouse password (default empty).",
+    ),
+    s(
+        Infrastructure,
+        "CLICKHOUSE_DB",
+        "default",
+        "ClickHouse database holding Loupe's tables.",
+    ),
+    s(
+        Infrastructure,
+        "CLICKHOUSE_CLUSTER_ENABLED",
+        "false",
+        "`true` renders schema migrations with `ON CLUSTER` and `Replicated*` engines.",
+    ),
+    s(
+        Infrastructure,
+        "CLICKHOUSE_CLUSTER_NAME",
+        "default",
+        "Cluster name used in `ON CLUSTER` when clustering is enabled.",
+    ),
+    secret(
+        Infrastructure,
+        "REDIS_CONNECTION_STRING",
+        "Redis URL, e.g. `redis://:pass@redis:6379/0`. Takes precedence over the three settings below.",
+    ),
+    s(
+        Infrastructure,
+        "REDIS_HOST",
+        "",
+        "Redis host, used when `REDIS_CONNECTION_STRING` is not set.",
+    ),
+    s(
+        Infrastructure,
+        "REDIS_PORT",
+        "6379",
+        "Redis port, with `REDIS_HOST`.",
+    ),
     secret(Infrastructure, "REDIS_AUTH", "Redis password, with `REDIS_HOST`."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_BUCKET", "", "Bucket for raw ingested payloads. When unset, `LANGFUSE_EVENT_UPLOAD_LOCAL_DIR` must be set."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_REGION", "us-east-1", "Region of the bucket."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT", "", "S3 endpoint for S3-compatible stores (MinIO, SeaweedFS); empty means AWS."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID", "", "Access key; empty means the AWS default credential chain."),
-    secret(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY", "Secret key matching the access key."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE", "false", "`true` uses path-style URLs (needed by most S3-compatible servers)."),
-    s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_PREFIX", "", "Key prefix inside the bucket, e.g. `events/`."),
-    s(Infrastructure, "LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", "", "Directory for raw payloads when no S3 bucket is set; it must be shared by web and worker (single host only)."),
-    s(Bootstrap, "LANGFUSE_INIT_ORG_ID", "", "Headless bootstrap: organization id. Bootstrap runs when the project id and both keys are set; it is idempotent."),
-    s(Bootstrap, "LANGFUSE_INIT_ORG_NAME", "(the org id)", "Headless bootstrap: organization name."),
-    s(Bootstrap, "LANGFUSE_INIT_PROJECT_ID", "", "Headless bootstrap: project id."),
-    s(Bootstrap, "LANGFUSE_INIT_PROJECT_NAME", "(the project id)", "Headless bootstrap: project name."),
-    s(Bootstrap, "LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "", "Headless bootstrap: the project's public key (`pk-lf-…`)."),
-    secret(Bootstrap, "LANGFUSE_INIT_PROJECT_SECRET_KEY", "Headless bootstrap: the project's secret key (`sk-lf-…`); only its hash is stored."),
-    secret(Security, "SALT", "Salt mixed into API-key secret hashes. Set it once and keep it: changing it invalidates stored keys."),
-    secret(Security, "ADMIN_API_KEY", "Bearer token of the instance-admin endpoints (`/api/admin/*`); they are disabled when unset."),
-    s(Logging, "LANGFUSE_LOG_LEVEL", "info", "Log filter: a level or a `tracing` directive such as `info,storage=debug`."),
-    s(Logging, "LANGFUSE_LOG_FORMAT", "text", "`text` for humans, `json` for log pipelines."),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
+        "",
+        "Bucket for raw ingested payloads. When unset, `LANGFUSE_EVENT_UPLOAD_LOCAL_DIR` must be set.",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_REGION",
+        "us-east-1",
+        "Region of the bucket.",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
+        "",
+        "S3 endpoint for S3-compatible stores (MinIO, SeaweedFS); empty means AWS.",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
+        "",
+        "Access key; empty means the AWS default credential chain.",
+    ),
+    secret(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
+        "Secret key matching the access key.",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
+        "false",
+        "`true` uses path-style URLs (needed by most S3-compatible servers).",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_S3_EVENT_UPLOAD_PREFIX",
+        "",
+        "Key prefix inside the bucket, e.g. `events/`.",
+    ),
+    s(
+        Infrastructure,
+        "LANGFUSE_EVENT_UPLOAD_LOCAL_DIR",
+        "",
+        "Directory for raw payloads when no S3 bucket is set; it must be shared by web and worker (single host only).",
+    ),
+    s(
+        Bootstrap,
+        "LANGFUSE_INIT_ORG_ID",
+        "",
+        "Headless bootstrap: organization id. Bootstrap runs when the project id and both keys are set; it is idempotent.",
+    ),
+    s(
+        Bootstrap,
+        "LANGFUSE_INIT_ORG_NAME",
+        "(the org id)",
+        "Headless bootstrap: organization name.",
+    ),
+    s(
+        Bootstrap,
+        "LANGFUSE_INIT_PROJECT_ID",
+        "",
+        "Headless bootstrap: project id.",
+    ),
+    s(
+        Bootstrap,
+        "LANGFUSE_INIT_PROJECT_NAME",
+        "(the project id)",
+        "Headless bootstrap: project name.",
+    ),
+    s(
+        Bootstrap,
+        "LANGFUSE_INIT_PROJECT_PUBLIC_KEY",
+        "",
+        "Headless bootstrap: the project's public key (`pk-lf-…`).",
+    ),
+    secret(
+        Bootstrap,
+        "LANGFUSE_INIT_PROJECT_SECRET_KEY",
+        "Headless bootstrap: the project's secret key (`sk-lf-…`); only its hash is stored.",
+    ),
+    secret(
+        Security,
+        "SALT",
+        "Salt mixed into API-key secret hashes. Set it once and keep it: changing it invalidates stored keys.",
+    ),
+    secret(
+        Security,
+        "ADMIN_API_KEY",
+        "Bearer token of the instance-admin endpoints (`/api/admin/*`); they are disabled when unset.",
+    ),
+    s(
+        Logging,
+        "LANGFUSE_LOG_LEVEL",
+        "info",
+        "Log filter: a level or a `tracing` directive such as `info,storage=debug`.",
+    ),
+    s(
+        Logging,
+        "LANGFUSE_LOG_FORMAT",
+        "text",
+        "`text` for humans, `json` for log pipelines.",
+    ),
 ];
 
 /// Names real Langfuse deployments set that Loupe recognises but does not use. They are accepted

@@ -17,8 +17,8 @@ pub use catalog::{Group, SETTINGS, Setting};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
-    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, LogFormat, LogSettings, PostgresSettings,
-    RedisSettings, S3Settings, ServerSettings,
+    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, LogFormat, LogSettings,
+    PostgresSettings, RedisSettings, S3Settings, ServerSettings,
 };
 pub use vars::{Problem, Vars};
 
@@ -66,14 +66,24 @@ impl Config {
         for name in vars.names() {
             match names::classify(name) {
                 None => {}
-                Some(UnknownName::Misspelled { name, suggestion, wrong_case: true }) => problems
-                    .push(name, format!("not a known setting (names are case-sensitive); did you mean {suggestion}?")),
-                Some(UnknownName::Misspelled { name, suggestion, wrong_case: false }) => {
-                    problems.push(name, format!("not a known setting; did you mean {suggestion}?"))
-                }
+                Some(UnknownName::Misspelled {
+                    name,
+                    suggestion,
+                    wrong_case: true,
+                }) => problems.push(
+                    name,
+                    format!("not a known setting (names are case-sensitive); did you mean {suggestion}?"),
+                ),
+                Some(UnknownName::Misspelled {
+                    name,
+                    suggestion,
+                    wrong_case: false,
+                }) => problems.push(name, format!("not a known setting; did you mean {suggestion}?")),
                 Some(UnknownName::UnknownMigrationSetting { name, nearest }) => problems.push(
                     name,
-                    format!("looks like a migration setting but is not one; the closest known name is {nearest}"),
+                    format!(
+                        "looks like a migration setting but is not one; the closest known name is {nearest}"
+                    ),
                 ),
                 Some(UnknownName::Ignored { name }) => {
                     warnings.push(format!("{name} is not a Loupe setting and has no effect"))
@@ -91,13 +101,35 @@ impl Config {
         let auth = AuthSettings::read(&vars);
         let log = LogSettings::read(&vars, &mut problems);
 
-        match (server, migration, postgres, clickhouse, redis, blob, bootstrap, log) {
-            (Some(server), Some(migration), Some(postgres), Some(clickhouse), Some(redis), Some(blob), Some(bootstrap), Some(log))
-                if problems.is_empty() =>
-            {
-                Ok(Self { role, server, migration, postgres, clickhouse, redis, blob, bootstrap, auth, log, warnings, vars })
-            }
-            _ => Err(ConfigError { problems: problems.into_vec() }),
+        match (
+            server, migration, postgres, clickhouse, redis, blob, bootstrap, log,
+        ) {
+            (
+                Some(server),
+                Some(migration),
+                Some(postgres),
+                Some(clickhouse),
+                Some(redis),
+                Some(blob),
+                Some(bootstrap),
+                Some(log),
+            ) if problems.is_empty() => Ok(Self {
+                role,
+                server,
+                migration,
+                postgres,
+                clickhouse,
+                redis,
+                blob,
+                bootstrap,
+                auth,
+                log,
+                warnings,
+                vars,
+            }),
+            _ => Err(ConfigError {
+                problems: problems.into_vec(),
+            }),
         }
     }
 

@@ -11,7 +11,11 @@ use super::catalog::{SETTINGS, UPSTREAM_NAMES_IGNORED};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UnknownName {
     /// Refuse to start: the operator almost certainly meant `suggestion`.
-    Misspelled { name: String, suggestion: &'static str, wrong_case: bool },
+    Misspelled {
+        name: String,
+        suggestion: &'static str,
+        wrong_case: bool,
+    },
     /// A migration-looking name that is neither known nor close to a known one.
     UnknownMigrationSetting { name: String, nearest: &'static str },
     /// Accept, but tell the operator it has no effect.
@@ -32,22 +36,37 @@ pub fn classify(name: &str) -> Option<UnknownName> {
     }
     let upper = name.to_ascii_uppercase();
     if let Some(known) = SETTINGS.iter().find(|s| s.name == upper) {
-        return Some(UnknownName::Misspelled { name: name.to_owned(), suggestion: known.name, wrong_case: true });
+        return Some(UnknownName::Misspelled {
+            name: name.to_owned(),
+            suggestion: known.name,
+            wrong_case: true,
+        });
     }
     if !CHECKED_PREFIXES.iter().any(|p| upper.starts_with(p)) {
         return None;
     }
     if UPSTREAM_NAMES_IGNORED.contains(&upper.as_str()) {
-        return Some(UnknownName::Ignored { name: name.to_owned() });
+        return Some(UnknownName::Ignored {
+            name: name.to_owned(),
+        });
     }
     let (nearest, distance) = nearest_known(&upper);
     if distance <= 2 {
-        return Some(UnknownName::Misspelled { name: name.to_owned(), suggestion: nearest, wrong_case: false });
+        return Some(UnknownName::Misspelled {
+            name: name.to_owned(),
+            suggestion: nearest,
+            wrong_case: false,
+        });
     }
     if upper.starts_with("LANGFUSE_") && MIGRATION_MARKERS.iter().any(|m| upper.contains(m)) {
-        return Some(UnknownName::UnknownMigrationSetting { name: name.to_owned(), nearest });
+        return Some(UnknownName::UnknownMigrationSetting {
+            name: name.to_owned(),
+            nearest,
+        });
     }
-    upper.starts_with("LANGFUSE_").then(|| UnknownName::Ignored { name: name.to_owned() })
+    upper.starts_with("LANGFUSE_").then(|| UnknownName::Ignored {
+        name: name.to_owned(),
+    })
 }
 
 fn nearest_known(upper: &str) -> (&'static str, usize) {
@@ -99,8 +118,11 @@ mod tests {
 
     #[test]
     fn typo_is_caught_with_suggestion() {
-        let Some(UnknownName::Misspelled { suggestion, wrong_case, .. }) =
-            classify("LANGFUSE_MIGRATION_V4_WRITE_MOD")
+        let Some(UnknownName::Misspelled {
+            suggestion,
+            wrong_case,
+            ..
+        }) = classify("LANGFUSE_MIGRATION_V4_WRITE_MOD")
         else {
             panic!("expected a misspelling");
         };
@@ -108,7 +130,10 @@ mod tests {
         assert!(!wrong_case);
         assert!(matches!(
             classify("CLICKHOUSE_UR"),
-            Some(UnknownName::Misspelled { suggestion: "CLICKHOUSE_URL", .. })
+            Some(UnknownName::Misspelled {
+                suggestion: "CLICKHOUSE_URL",
+                ..
+            })
         ));
     }
 
@@ -130,7 +155,10 @@ mod tests {
             classify("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS"),
             Some(UnknownName::Ignored { .. })
         ));
-        assert!(matches!(classify("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET"), Some(UnknownName::Ignored { .. })));
+        assert!(matches!(
+            classify("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET"),
+            Some(UnknownName::Ignored { .. })
+        ));
         assert_eq!(classify("REDIS_TLS_ENABLED"), None);
     }
 

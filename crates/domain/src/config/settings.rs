@@ -28,11 +28,18 @@ impl ServerSettings {
         let listen_address = match raw_address.parse::<IpAddr>() {
             Ok(address) => Some(address),
             Err(_) => {
-                problems.push("LANGFUSE_LISTEN_ADDRESS", format!("must be an IP address, got {raw_address:?}"));
+                problems.push(
+                    "LANGFUSE_LISTEN_ADDRESS",
+                    format!("must be an IP address, got {raw_address:?}"),
+                );
                 None
             }
         };
-        Some(Self { listen_address: listen_address?, port: port?, otel_grpc_port: otel_grpc_port? })
+        Some(Self {
+            listen_address: listen_address?,
+            port: port?,
+            otel_grpc_port: otel_grpc_port?,
+        })
     }
 }
 
@@ -70,17 +77,26 @@ impl ClickHouseSettings {
         let cluster_enabled = vars.bool("CLICKHOUSE_CLUSTER_ENABLED", false, problems);
         let url = url?;
         if !url::Url::parse(&url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
-            problems.push("CLICKHOUSE_URL", "must be an http:// or https:// URL of the ClickHouse HTTP interface");
+            problems.push(
+                "CLICKHOUSE_URL",
+                "must be an http:// or https:// URL of the ClickHouse HTTP interface",
+            );
             return None;
         }
         let database = vars.string("CLICKHOUSE_DB", "default");
         if !is_identifier(&database) {
-            problems.push("CLICKHOUSE_DB", format!("must be a plain identifier (letters, digits, _), got {database:?}"));
+            problems.push(
+                "CLICKHOUSE_DB",
+                format!("must be a plain identifier (letters, digits, _), got {database:?}"),
+            );
             return None;
         }
         let cluster_name = vars.string("CLICKHOUSE_CLUSTER_NAME", "default");
         if !is_identifier(&cluster_name) {
-            problems.push("CLICKHOUSE_CLUSTER_NAME", format!("must be a plain identifier, got {cluster_name:?}"));
+            problems.push(
+                "CLICKHOUSE_CLUSTER_NAME",
+                format!("must be a plain identifier, got {cluster_name:?}"),
+            );
             return None;
         }
         Some(Self {
@@ -109,15 +125,25 @@ impl RedisSettings {
                 problems.push("REDIS_CONNECTION_STRING", "must be a redis:// or rediss:// URL");
                 return None;
             }
-            return Some(Self { url: url.to_owned().into() });
+            return Some(Self {
+                url: url.to_owned().into(),
+            });
         }
         let port = vars.port("REDIS_PORT", 6379, problems);
         let Some(host) = vars.get("REDIS_HOST") else {
-            problems.push("REDIS_CONNECTION_STRING", "is required (or set REDIS_HOST, REDIS_PORT and REDIS_AUTH)");
+            problems.push(
+                "REDIS_CONNECTION_STRING",
+                "is required (or set REDIS_HOST, REDIS_PORT and REDIS_AUTH)",
+            );
             return None;
         };
-        let auth = vars.get("REDIS_AUTH").map(|a| format!(":{a}@")).unwrap_or_default();
-        Some(Self { url: format!("redis://{auth}{host}:{}", port?).into() })
+        let auth = vars
+            .get("REDIS_AUTH")
+            .map(|a| format!(":{a}@"))
+            .unwrap_or_default();
+        Some(Self {
+            url: format!("redis://{auth}{host}:{}", port?).into(),
+        })
     }
 }
 
@@ -152,11 +178,18 @@ impl BlobSettings {
                 problems.push(format!("{P}ENDPOINT"), "must be an http:// or https:// URL");
                 return None;
             }
-            let access_key_id = vars.get("LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID").map(str::to_owned);
-            let secret = vars.get("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY").map(|s| SecretString::from(s.to_owned()));
+            let access_key_id = vars
+                .get("LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID")
+                .map(str::to_owned);
+            let secret = vars
+                .get("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY")
+                .map(|s| SecretString::from(s.to_owned()));
             if access_key_id.is_some() != secret.is_some() {
                 problems.combination(
-                    &["LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID", "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY"],
+                    &[
+                        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
+                        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
+                    ],
                     "set both or neither",
                 );
                 return None;
@@ -216,14 +249,23 @@ impl BootstrapSettings {
         if ALL.iter().all(|name| vars.get(name).is_none()) {
             return Some(None);
         }
-        let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| vars.get(n).is_none()).collect();
+        let missing: Vec<&str> = REQUIRED
+            .iter()
+            .copied()
+            .filter(|n| vars.get(n).is_none())
+            .collect();
         if !missing.is_empty() {
-            problems.combination(&missing, "headless bootstrap needs the org id, project id and both keys");
+            problems.combination(
+                &missing,
+                "headless bootstrap needs the org id, project id and both keys",
+            );
             return None;
         }
         let value = |name: &str| vars.get(name).unwrap_or_default().to_owned();
-        let (public_key, secret_key) =
-            (value("LANGFUSE_INIT_PROJECT_PUBLIC_KEY"), value("LANGFUSE_INIT_PROJECT_SECRET_KEY"));
+        let (public_key, secret_key) = (
+            value("LANGFUSE_INIT_PROJECT_PUBLIC_KEY"),
+            value("LANGFUSE_INIT_PROJECT_SECRET_KEY"),
+        );
         let before = problems.len();
         if !public_key.starts_with("pk-lf-") {
             problems.push("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "must start with pk-lf-");
@@ -237,7 +279,10 @@ impl BootstrapSettings {
         let (org_id, project_id) = (value("LANGFUSE_INIT_ORG_ID"), value("LANGFUSE_INIT_PROJECT_ID"));
         Some(Some(Self {
             org_name: vars.get("LANGFUSE_INIT_ORG_NAME").unwrap_or(&org_id).to_owned(),
-            project_name: vars.get("LANGFUSE_INIT_PROJECT_NAME").unwrap_or(&project_id).to_owned(),
+            project_name: vars
+                .get("LANGFUSE_INIT_PROJECT_NAME")
+                .unwrap_or(&project_id)
+                .to_owned(),
             org_id,
             project_id,
             public_key,
@@ -256,7 +301,9 @@ impl AuthSettings {
     pub(super) fn read(vars: &Vars) -> Self {
         Self {
             salt: vars.string("SALT", "").into(),
-            admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
+            admin_api_key: vars
+                .get("ADMIN_API_KEY")
+                .map(|k| SecretString::from(k.to_owned())),
         }
     }
 }
@@ -285,6 +332,9 @@ impl LogSettings {
             },
             problems,
         )?;
-        Some(Self { filter: vars.string("LANGFUSE_LOG_LEVEL", "info"), format: format.unwrap_or(LogFormat::Text) })
+        Some(Self {
+            filter: vars.string("LANGFUSE_LOG_LEVEL", "info"),
+            format: format.unwrap_or(LogFormat::Text),
+        })
     }
 }

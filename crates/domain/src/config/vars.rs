@@ -49,19 +49,26 @@ impl Vars {
         label: fn(T) -> &'static str,
         problems: &mut Problems,
     ) -> Option<Option<T>> {
-        let Some(raw) = self.get(name) else { return Some(None) };
+        let Some(raw) = self.get(name) else {
+            return Some(None);
+        };
         match all.iter().copied().find(|v| label(*v) == raw) {
             Some(v) => Some(Some(v)),
             None => {
                 let expected: Vec<_> = all.iter().map(|v| label(*v)).collect();
-                problems.push(name, format!("unknown value {raw:?}; expected one of {}", expected.join(", ")));
+                problems.push(
+                    name,
+                    format!("unknown value {raw:?}; expected one of {}", expected.join(", ")),
+                );
                 None
             }
         }
     }
 
     pub fn optional_bool(&self, name: &'static str, problems: &mut Problems) -> Option<Option<bool>> {
-        let Some(raw) = self.get(name) else { return Some(None) };
+        let Some(raw) = self.get(name) else {
+            return Some(None);
+        };
         match raw.to_ascii_lowercase().as_str() {
             "true" => Some(Some(true)),
             "false" => Some(Some(false)),
@@ -77,7 +84,9 @@ impl Vars {
     }
 
     pub fn positive_integer(&self, name: &'static str, default: u64, problems: &mut Problems) -> Option<u64> {
-        let Some(raw) = self.get(name) else { return Some(default) };
+        let Some(raw) = self.get(name) else {
+            return Some(default);
+        };
         match raw.parse::<u64>() {
             Ok(v) if v > 0 => Some(v),
             _ => {
@@ -88,11 +97,16 @@ impl Vars {
     }
 
     pub fn port(&self, name: &'static str, default: u16, problems: &mut Problems) -> Option<u16> {
-        let Some(raw) = self.get(name) else { return Some(default) };
+        let Some(raw) = self.get(name) else {
+            return Some(default);
+        };
         match raw.parse::<u16>() {
             Ok(v) if v > 0 => Some(v),
             _ => {
-                problems.push(name, format!("must be a port number between 1 and 65535, got {raw:?}"));
+                problems.push(
+                    name,
+                    format!("must be a port number between 1 and 65535, got {raw:?}"),
+                );
                 None
             }
         }
@@ -117,12 +131,18 @@ pub struct Problems(Vec<Problem>);
 
 impl Problems {
     pub fn push(&mut self, variable: impl Into<String>, message: impl Into<String>) {
-        self.0.push(Problem { variables: vec![variable.into()], message: message.into() });
+        self.0.push(Problem {
+            variables: vec![variable.into()],
+            message: message.into(),
+        });
     }
 
     pub fn combination(&mut self, variables: &[&str], message: &str) {
         let variables = variables.iter().map(|v| (*v).to_owned()).collect();
-        self.0.push(Problem { variables, message: message.to_owned() });
+        self.0.push(Problem {
+            variables,
+            message: message.to_owned(),
+        });
     }
 
     pub fn len(&self) -> usize {

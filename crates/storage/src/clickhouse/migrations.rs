@@ -44,7 +44,10 @@ const RECORD_TABLE: &str = "loupe_schema_migrations";
 impl Migration {
     /// Identifies the text that was applied; a released migration must never change.
     pub fn checksum(&self) -> String {
-        Sha256::digest(self.template.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+        Sha256::digest(self.template.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 
@@ -54,7 +57,9 @@ pub fn render(template: &str, cluster: Option<&str>) -> String {
         Some(name) => (format!(" ON CLUSTER {name}"), "Replicated"),
         None => (String::new(), ""),
     };
-    template.replace("{ON_CLUSTER}", &on_cluster).replace("{REPLICATED}", replicated)
+    template
+        .replace("{ON_CLUSTER}", &on_cluster)
+        .replace("{REPLICATED}", replicated)
 }
 
 /// Statements end with `;` at the end of a line; comment-only chunks are dropped.
@@ -102,7 +107,11 @@ struct Record {
 pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
     ch.ensure_database().await?;
     let cluster = ch.cluster();
-    let engine = if cluster.is_some() { "ReplicatedReplacingMergeTree" } else { "ReplacingMergeTree" };
+    let engine = if cluster.is_some() {
+        "ReplicatedReplacingMergeTree"
+    } else {
+        "ReplacingMergeTree"
+    };
     let on_cluster = cluster.map(|c| format!(" ON CLUSTER {c}")).unwrap_or_default();
     let create_record_table = format!(
         "CREATE TABLE IF NOT EXISTS {RECORD_TABLE}{on_cluster} (version UInt32, name String, checksum String, \
@@ -113,10 +122,15 @@ pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
 
     let records: Vec<Record> = ch
         .client()
-        .query(&format!("SELECT version, checksum FROM {RECORD_TABLE} FINAL ORDER BY version"))
+        .query(&format!(
+            "SELECT version, checksum FROM {RECORD_TABLE} FINAL ORDER BY version"
+        ))
         .fetch_all()
         .await?;
-    let mut report = AppliedMigrations { pre_existing_tables, ..Default::default() };
+    let mut report = AppliedMigrations {
+        pre_existing_tables,
+        ..Default::default()
+    };
     for migration in MIGRATIONS {
         if let Some(record) = records.iter().find(|r| r.version == migration.version) {
             if record.checksum != migration.checksum() {
@@ -134,11 +148,17 @@ pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
         }
         for statement in split_statements(&render(migration.template, cluster)) {
             ch.client().query(&statement).execute().await.map_err(|e| {
-                Error::with_source(ErrorKind::Internal, format!("clickhouse migration {} failed", migration.name), e)
+                Error::with_source(
+                    ErrorKind::Internal,
+                    format!("clickhouse migration {} failed", migration.name),
+                    e,
+                )
             })?;
         }
         ch.client()
-            .query(&format!("INSERT INTO {RECORD_TABLE} (version, name, checksum) VALUES (?, ?, ?)"))
+            .query(&format!(
+                "INSERT INTO {RECORD_TABLE} (version, name, checksum) VALUES (?, ?, ?)"
+            ))
             .bind(migration.version)
             .bind(migration.name)
             .bind(migration.checksum())
@@ -164,8 +184,12 @@ mod tests {
 
     #[test]
     fn renders_single_node_and_cluster() {
-        let template = "CREATE TABLE IF NOT EXISTS t{ON_CLUSTER} (x UInt8) ENGINE = {REPLICATED}ReplacingMergeTree";
-        assert_eq!(render(template, None), "CREATE TABLE IF NOT EXISTS t (x UInt8) ENGINE = ReplacingMergeTree");
+        let template =
+            "CREATE TABLE IF NOT EXISTS t{ON_CLUSTER} (x UInt8) ENGINE = {REPLICATED}ReplacingMergeTree";
+        assert_eq!(
+            render(template, None),
+            "CREATE TABLE IF NOT EXISTS t (x UInt8) ENGINE = ReplacingMergeTree"
+        );
         assert_eq!(
             render(template, Some("main")),
             "CREATE TABLE IF NOT EXISTS t ON CLUSTER main (x UInt8) ENGINE = ReplicatedReplacingMergeTree"
@@ -207,10 +231,18 @@ mod tests {
         for m in MIGRATIONS {
             let rendered = render(m.template, Some("c"));
             assert!(!rendered.contains("{ON_CLUSTER}") && !rendered.contains("{REPLICATED}"));
-            assert!(!split_statements(&rendered).is_empty(), "{} has no statements", m.name);
+            assert!(
+                !split_statements(&rendered).is_empty(),
+                "{} has no statements",
+                m.name
+            );
             let cluster_creates = rendered.matches("ON CLUSTER c").count();
             let creates_and_alters = split_statements(&rendered).len();
-            assert_eq!(cluster_creates, creates_and_alters, "{}: every statement needs {{ON_CLUSTER}}", m.name);
+            assert_eq!(
+                cluster_creates, creates_and_alters,
+                "{}: every statement needs {{ON_CLUSTER}}",
+                m.name
+            );
         }
     }
 }
