@@ -5,3 +5,5 @@
 
 pub mod auth;
 pub mod config;
+pub mod event;
+pub mod sdk;

@@ -1,1 +1,4 @@
-//! placeholder
+//! One ingestion service behind every entry point: decoding and validating what clients send,
+//! durable acceptance, and the worker-side conversion into the tables of the configured write mode.
+
+pub mod otel;

@@ -43,6 +43,16 @@ pub fn log_config(config: &Config) {
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
     tracing::info!(role = role_name(config.role), settings = %settings.join(" "), "effective configuration");
+    let migration = &config.migration;
+    tracing::info!(
+        write_mode = %migration.write_mode,
+        native_otel_behaviour = %migration.otel_behaviour,
+        allow_preview_opt_in = migration.allow_preview_opt_in,
+        historic_backfill = migration.enable_historic_backfill,
+        drop_pid_tid_sorting_tables = migration.drop_pid_tid_sorting_tables,
+        propagation_stuck_threshold_minutes = migration.propagation_stuck_threshold.as_secs() / 60,
+        "resolved migration settings"
+    );
     for warning in &config.warnings {
         tracing::warn!(%warning, "ignored setting");
     }

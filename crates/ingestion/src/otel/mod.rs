@@ -1,0 +1,1 @@
+//! OTLP traces: decoding (protobuf, JSON, gzip) and conversion of spans into events.

@@ -1,0 +1,228 @@
+"""Protocol-edge smoke test of chfront (stdlib unittest; needs the venv that has chdb and lz4).
+
+    .local/venv/bin/python -m unittest deploy/local/chfront/test_chfront.py
+
+Starts the front on a free port with a temporary data directory. The Rust side tests the real `clickhouse`
+crate against it; this file pins down what the crate relies on (shared/reference/rust-stack.md section 3.2).
+"""
+import http.client
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import lz4.block
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BOUNDARY = "clickhouse-rs-boundary-Ab3dEf6hIj9kLm0n"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def leb128(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def read_leb128(buf, pos):
+    shift = value = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, pos
+
+
+def rowbinary(rows):
+    """(UInt64, String) rows as RowBinary."""
+    return b"".join(struct.pack("<Q", i) + leb128(len(s)) + s for i, s in rows)
+
+
+def native_lz4_block(raw):
+    """One ClickHouse native compressed block as the crate sends with decompress=1: 16-byte checksum (left zero:
+    the front does not verify it), method 0x82, u32 LE size of header+payload, u32 LE raw size, LZ4 block."""
+    payload = lz4.block.compress(raw, store_size=False)
+    return bytes(16) + bytes([0x82]) + struct.pack("<II", len(payload) + 9, len(raw)) + payload
+
+
+def split(data, *sizes):
+    """Cut data at odd places, so that rows and blocks straddle HTTP chunks."""
+    out, pos = [], 0
+    for n in sizes:
+        out.append(data[pos:pos + n])
+        pos += n
+    out.append(data[pos:])
+    return [p for p in out if p]
+
+
+class ChFrontTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="chfront-test-")
+        cls.port = free_port()
+        cls.log = os.path.join(cls.tmp, "chfront.log")
+        with open(os.path.join(cls.tmp, "stderr"), "wb") as err:
+            cls.proc = subprocess.Popen(
+                [sys.executable, os.path.join(HERE, "chfront.py"), "--host", "127.0.0.1", "--port", str(cls.port),
+                 "--data", os.path.join(cls.tmp, "data"), "--log", cls.log], stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if cls.request(cls, "GET", "/ping")[2] == b"Ok.\n":
+                    break
+            except OSError:
+                pass
+            if cls.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("chfront did not start: " + open(os.path.join(cls.tmp, "stderr")).read()[-2000:])
+            time.sleep(0.05)
+        cls.conn = http.client.HTTPConnection("127.0.0.1", cls.port, timeout=60)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.conn.close()
+        cls.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = cls.proc.wait(30)
+            if rc != 0:  # SIGTERM must be a clean shutdown
+                raise RuntimeError(f"chfront exited with {rc}: " + open(os.path.join(cls.tmp, "stderr")).read()[-2000:])
+        finally:
+            if cls.proc.poll() is None:
+                cls.proc.kill()
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def request(self, method, path, body=None, headers=None, conn=None):
+        """(status, headers, body) over a keep-alive connection (a fresh one when none is given)."""
+        own = conn is None
+        conn = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = dict(headers or {})
+        chunked = body is not None and not isinstance(body, (bytes, str))
+        if chunked:
+            headers["Transfer-Encoding"] = "chunked"
+        try:
+            conn.request(method, path, body, headers, encode_chunked=chunked)
+            r = conn.getresponse()
+            return r.status, r, r.read()
+        finally:
+            if own:
+                conn.close()
+
+    def sql(self, query, path="/", **kw):
+        status, r, body = self.request("POST", path, query.encode(), conn=self.conn, **kw)
+        self.assertEqual(status, 200, body)
+        return body
+
+    def assert_ch_error(self, result, status, code):
+        st, r, body = result
+        self.assertEqual(st, status, body)
+        self.assertEqual(r.getheader("X-ClickHouse-Exception-Code"), str(code))
+        self.assertTrue(body.startswith(f"Code: {code}. DB::Exception:".encode()), body)
+        self.assertEqual(int(r.getheader("Content-Length")), len(body))
+
+    def test_ping(self):
+        for method, path in (("GET", "/ping"), ("POST", "/ping"), ("GET", "/"), ("POST", "/")):
+            st, r, body = self.request(method, path, conn=self.conn)
+            self.assertEqual((st, body), (200, b"Ok.\n"), (method, path))
+
+    def test_rowbinary_inserts_plain_and_lz4(self):
+        self.sql("CREATE TABLE rb (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
+        plain = rowbinary((i, f"row-{i}".encode()) for i in range(1000))
+        st, _, body = self.request("POST", "/?query=INSERT%20INTO%20%60rb%60(%60id%60,%60name%60)%20FORMAT%20RowBinary",
+                                   iter(split(plain, 5, 1, 4096, 3)), conn=self.conn)
+        self.assertEqual((st, body), (200, b""))
+        # The crate's default: RBWNAT header (column count, names, types from DESCRIBE), LZ4 blocks, decompress=1.
+        header = leb128(2) + leb128(2) + b"id" + leb128(4) + b"name" + leb128(6) + b"UInt64" + leb128(6) + b"String"
+        raw = header + rowbinary((i, b"x" * (i % 50)) for i in range(1000, 3000))
+        stream = native_lz4_block(raw[:7000]) + native_lz4_block(raw[7000:])
+        st, _, body = self.request(
+            "POST", "/?query=INSERT%20INTO%20rb%20FORMAT%20RowBinaryWithNamesAndTypes&decompress=1",
+            iter(split(stream, 10, 20, 3000)), conn=self.conn)
+        self.assertEqual((st, body), (200, b""))
+        self.assertEqual(self.sql("SELECT count(), sum(id), max(length(name)) FROM rb"),
+                         f"3000\t{sum(range(3000))}\t49\n".encode())
+
+    def test_select_formats(self):
+        self.assertEqual(self.sql("SELECT toUInt64(7) AS n, 'a\\tb' AS s"), b"7\ta\\tb\n")
+        body = self.sql("SELECT toUInt64(7) AS n, 'hi' AS s", "/?default_format=RowBinaryWithNamesAndTypes")
+        count, pos = read_leb128(body, 0)
+        self.assertEqual(count, 2)
+        names = []
+        for _ in range(2 * count):
+            n, pos = read_leb128(body, pos)
+            names.append(body[pos:pos + n].decode())
+            pos += n
+        self.assertEqual(names, ["n", "s", "UInt64", "String"])
+        self.assertEqual(body[pos:], struct.pack("<Q", 7) + b"\x02hi")
+        # DESCRIBE as the crate's insert validation sends it: 7 columns in the header.
+        self.sql("CREATE TABLE IF NOT EXISTS d (a UInt8) ENGINE = Memory")
+        body = self.sql("DESCRIBE TABLE `d`", "/?default_format=RowBinaryWithNamesAndTypes&describe_include_subcolumns=0")
+        self.assertEqual(read_leb128(body, 0)[0], 7)
+
+    def test_server_side_params_multipart(self):
+        form = "".join(f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n" for k, v in (
+            ("query", "SELECT {name:String} AS a, {n:UInt32} + 1 AS b"), ("param_name", "it's\\n"),
+            ("param_n", "41"))) + f"--{BOUNDARY}--\r\n"
+        body = self.sql(form, headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
+        self.assertEqual(body, b"it\\'s\\n\t42\n")
+
+    def test_settings_reset_after_request(self):
+        q = "SELECT getSetting('max_block_size'), getSetting('async_insert')"
+        default = self.sql(q)
+        self.assertEqual(default.split(b"\t")[1], b"false\n")  # startup SET async_insert = 0, as on a server
+        self.assertEqual(self.sql(q, "/?max_block_size=1234&async_insert=1"), b"1234\ttrue\n")
+        self.assertEqual(self.sql(q), default)
+        self.assert_ch_error(self.request("POST", "/?no_such_setting=1", b"SELECT 1", conn=self.conn), 404, 115)
+        self.assertEqual(self.sql(q), default)
+
+    def test_errors(self):
+        self.assert_ch_error(self.request("POST", "/", b"SELECT * FROM missing_table", conn=self.conn), 404, 60)
+        self.assert_ch_error(self.request("POST", "/", b"SELEKT 1", conn=self.conn), 400, 62)
+        self.assertEqual(self.sql("SELECT 1"), b"1\n")  # the connection stays usable after an error
+
+    def test_databases(self):
+        self.assert_ch_error(self.request("POST", "/?database=no_such_db", b"SELECT 1", conn=self.conn), 404, 81)
+        self.sql("CREATE DATABASE IF NOT EXISTS t_iso")
+        self.sql("CREATE TABLE t (x UInt8) ENGINE = Memory", "/?database=t_iso")
+        self.assertEqual(self.sql("SELECT currentDatabase(), count() FROM t", "/?database=t_iso"), b"t_iso\t0\n")
+        self.assertEqual(self.sql("SELECT currentDatabase()"), b"default\n")
+        self.sql("USE t_iso")  # a USE in the body must not leak into the next request
+        self.assertEqual(self.sql("SELECT currentDatabase()"), b"default\n")
+
+    def test_failed_large_insert_is_answered(self):
+        """20 MB of chunked body into a missing table: the front drains it and answers Code 60, keep-alive."""
+        piece = rowbinary((i, b"y" * 40) for i in range(20000))
+        chunks = [piece] * (20_000_000 // len(piece) + 1)
+        for path in ("/?query=INSERT%20INTO%20missing%20FORMAT%20RowBinary",
+                     "/?query=INSERT%20INTO%20missing%20FORMAT%20RowBinary&decompress=1"):
+            body = iter([native_lz4_block(c) for c in chunks] if "decompress" in path else chunks)
+            result = self.request("POST", path, body, conn=self.conn)
+            self.assert_ch_error(result, 404, 60)
+            self.assertNotEqual((result[1].getheader("Connection") or "").lower(), "close")
+        self.assertEqual(self.sql("SELECT 1"), b"1\n")
+
+    def test_bad_rows_are_answered(self):
+        self.sql("CREATE TABLE IF NOT EXISTS bad (id UInt64) ENGINE = MergeTree ORDER BY id")
+        result = self.request("POST", "/?query=INSERT%20INTO%20bad%20FORMAT%20TSV", iter([b"1\n2\nnot-a-number\n"] * 3),
+                              conn=self.conn)
+        self.assertNotEqual(result[0], 200)
+        self.assertIsNotNone(result[1].getheader("X-ClickHouse-Exception-Code"))
+        self.assertEqual(self.sql("SELECT 1"), b"1\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
