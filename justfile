@@ -35,3 +35,7 @@ lint:
 # Format the code.
 fmt:
     cargo fmt --all
+
+# Regenerate the README configuration table from the settings catalogue.
+docs:
+    python3 scripts/config_table.py

@@ -12,6 +12,7 @@ CMD=$1 PROFILE=${2:-dev}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+cd /   # all paths below are absolute; user postgres may not be allowed into the caller's directory
 LOCAL=$ROOT/.local
 VENV=$LOCAL/venv
 P=$LOCAL/$PROFILE
@@ -29,6 +30,7 @@ case $PROFILE in
 esac
 
 PG_DIR=$P/postgres REDIS_DIR=$P/redis CH_DIR=$P/clickhouse S3_DIR=$P/s3
+[[ ! -L $PG_DIR ]] || PG_DIR=$(readlink -f "$PG_DIR")   # see start_postgres
 CH_URL=http://127.0.0.1:$CH_PORT
 
 say() { printf '%-11s %-5s %s\n' "$@"; }
@@ -63,9 +65,9 @@ wait_for() {
   local end=$((SECONDS + WAIT_SECS))
   until "${1}_ready"; do
     if ! "${1}_pid" >/dev/null; then
-      echo "stack.sh: $1 exited during start-up; last lines of $2:" >&2
+      echo "stack.sh: $(label "$1") exited during start-up; last lines of $2:" >&2
     elif (( SECONDS >= end )); then
-      echo "stack.sh: $1 did not answer within ${WAIT_SECS}s; last lines of $2:" >&2
+      echo "stack.sh: $(label "$1") did not answer within ${WAIT_SECS}s; last lines of $2:" >&2
     else
       sleep 0.1; continue
     fi
@@ -128,7 +130,9 @@ ensure_tools() {
   flock -u 9
 }
 
-# --- services --------------------------------------------------------------------------------------------------
+# --- services ---------------------------------------------------------------------------------------------------
+# Daemons are started with descriptors 8 and 9 (the lock files) closed: if they inherited them, they would hold
+# the locks for as long as they live.
 start_postgres() {
   mkdir -p "$P"
   if ! runuser -u postgres -- test -x "$P"; then
@@ -136,7 +140,8 @@ start_postgres() {
     # linked from the usual place, and start it afresh whenever the link is new (rm -rf .local/X resets it).
     local alt
     alt=/var/tmp/loupe-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)-$PROFILE
-    if [[ ! -L $PG_DIR ]]; then rm -rf "$alt" "$PG_DIR"; mkdir -p "$alt"; ln -s "$alt" "$PG_DIR"; fi
+    if [[ ! -L $P/postgres ]]; then rm -rf "$alt" "$P/postgres"; mkdir -p "$alt"; ln -s "$alt" "$P/postgres"; fi
+    PG_DIR=$alt   # postgres must be given the real path: the link's own path is the one it cannot walk
   fi
   mkdir -p "$PG_DIR"
   chown postgres:postgres "$PG_DIR"
@@ -158,7 +163,7 @@ max_connections = 200
 EOF
   fi
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/postgres.log" -w -t "$WAIT_SECS" start \
-    >"$PG_DIR/pg_ctl.log" 2>&1 || { tail -n 30 "$PG_DIR/postgres.log" >&2; die "postgres did not start"; }
+    >"$PG_DIR/pg_ctl.log" 2>&1 8>&- 9>&- || { tail -n 30 "$PG_DIR/postgres.log" >&2; die "postgres did not start"; }
 }
 
 ensure_database() {
@@ -171,14 +176,15 @@ start_redis() {
   mkdir -p "$REDIS_DIR"
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --dir "$REDIS_DIR" \
     --appendonly yes --appendfsync everysec --save '' \
-    --logfile "$REDIS_DIR/redis.log" --pidfile "$REDIS_DIR/redis.pid" >>"$REDIS_DIR/redis.log" 2>&1
+    --logfile "$REDIS_DIR/redis.log" --pidfile "$REDIS_DIR/redis.pid" >>"$REDIS_DIR/redis.log" 2>&1 8>&- 9>&-
 }
 
 start_ch() {
   mkdir -p "$CH_DIR/data"
   # setsid: the front must outlive the shell (and the `just` recipe) that started it.
-  setsid nohup "$VENV/bin/python" "$HERE/chfront/chfront.py" --host 127.0.0.1 --port "$CH_PORT" \
-    --data "$CH_DIR/data" --log "$CH_DIR/chfront.log" >>"$CH_DIR/chfront.out" 2>&1 </dev/null &
+  PYTHONDONTWRITEBYTECODE=1 setsid nohup "$VENV/bin/python" "$HERE/chfront/chfront.py" --host 127.0.0.1 \
+    --port "$CH_PORT" --data "$CH_DIR/data" --log "$CH_DIR/chfront.log" \
+    >>"$CH_DIR/chfront.out" 2>&1 </dev/null 8>&- 9>&- &
   echo $! >"$CH_DIR/chfront.pid"
 }
 
@@ -187,7 +193,9 @@ start_s3() {
   cat >"$S3_DIR/s3.json" <<'EOF'
 {"identities":[{"name":"loupe","credentials":[{"accessKey":"loupe","secretKey":"loupe-secret"}],"actions":["Admin","Read","Write","List","Tagging"]}]}
 EOF
-  local sockets=()   # unix socket paths are limited to 107 bytes; weed's default is /tmp/seaweedfs-*-<port>.sock
+  # weed's gRPC unix sockets always go to /tmp/seaweedfs-*-grpc-<port>.sock (distinct ports, so no clash); the
+  # two that have flags go into the profile when the path fits in a socket address (107 bytes).
+  local sockets=()
   (( ${#S3_DIR} < 90 )) && sockets=(-filer.localSocket="$S3_DIR/filer.sock" -s3.localSocket="$S3_DIR/s3.sock")
   # Every port is explicit so that two profiles coexist; iceberg (8181), lance (9101), webdav and telemetry off.
   setsid nohup "$VENV/bin/weed" -logdir="$S3_DIR/logs" mini -dir="$S3_DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
@@ -196,7 +204,7 @@ EOF
     -filer.port.grpc=$((WEED + 5)) -s3.port.grpc=$((WEED + 6)) -admin.port.grpc=$((WEED + 7)) \
     -admin.port=$((WEED + 7 - 10000)) -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 \
     -master.telemetry=false "${sockets[@]}" -s3.config="$S3_DIR/s3.json" -bucket=loupe \
-    >>"$S3_DIR/weed.out" 2>&1 </dev/null &
+    >>"$S3_DIR/weed.out" 2>&1 </dev/null 8>&- 9>&- &
   echo $! >"$S3_DIR/weed.pid"
 }
 
@@ -272,10 +280,15 @@ cmd_status() {
   return $rc
 }
 
-# wait_gone PID SECS: true once the process has exited.
+# wait_gone PID SECS: true once the process has exited (a zombie counts as gone: its reaper is not us).
 wait_gone() {
-  local i
-  for ((i = 0; i < $2 * 20; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  local i state
+  for ((i = 0; i < $2 * 20; i++)); do
+    state=Z
+    read -r _ _ state _ 2>/dev/null </proc/"$1"/stat || return 0
+    [[ $state != Z ]] || return 0
+    sleep 0.05
+  done
   return 1
 }
 
@@ -287,22 +300,20 @@ cmd_down() {
   # The front and weed take a moment each (weed waits ~1-2 s for its volume server): stop them together.
   ch=$(ch_pid) && kill -TERM "$ch" || ch=""
   s3=$(s3_pid) && kill -TERM "$s3" || s3=""
-  if pid=$(redis_pid); then
+  if pid=$(redis_pid); then   # SHUTDOWN flushes the append-only file first
     redis-cli -h 127.0.0.1 -p "$REDIS_PORT" shutdown >/dev/null 2>&1 || kill -TERM "$pid" 2>/dev/null || true
     wait_gone "$pid" 20 || kill -KILL "$pid" 2>/dev/null || true
   fi
-  say redis down ""
   if pg_pid >/dev/null; then
     runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t "$WAIT_SECS" stop >/dev/null ||
       die "pg_ctl stop failed (see $PG_DIR/postgres.log)"
   fi
-  say postgres down ""
   for pid in "$ch" "$s3"; do
-    [[ -n $pid ]] || continue
-    wait_gone "$pid" 30 || { echo "stack.sh: pid $pid ignored SIGTERM; killing it" >&2; kill -KILL "$pid" 2>/dev/null || true; }
+    [[ -n $pid ]] && ! wait_gone "$pid" 30 || continue
+    echo "stack.sh: pid $pid ignored SIGTERM for 30 s; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null || true
   done
-  say clickhouse down ""
-  say s3 down ""
+  for svc in pg redis ch s3; do say "$(label "$svc")" down ""; done
 }
 
 case $CMD in

@@ -21,6 +21,13 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// An HTTP client for the tests. reqwest is built without a default TLS crypto provider (the
+/// binaries install ring at startup), so the test process installs it too.
+pub fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -83,7 +90,7 @@ impl App {
     /// Polls `path` until it answers 200, or fails after `limit` with what the process printed.
     pub async fn wait_healthy(&mut self, path: &str, limit: Duration) {
         let deadline = Instant::now() + limit;
-        let client = reqwest::Client::new();
+        let client = http();
         loop {
             if let Ok(response) = client.get(format!("{}{path}", self.base_url)).send().await
                 && response.status() == 200

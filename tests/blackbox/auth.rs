@@ -13,7 +13,7 @@ fn basic(public_key: &str, secret_key: &str) -> String {
 }
 
 async fn get(app: &App, path: &str, authorization: Option<&str>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().get(format!("{}{path}", app.base_url));
+    let mut request = crate::apps::http().get(format!("{}{path}", app.base_url));
     if let Some(value) = authorization {
         request = request.header("Authorization", value);
     }
@@ -139,7 +139,7 @@ async fn unknown_paths_and_methods_answer_json() {
     let (status, body) = get(&app, "/api/public/nothing-here", None).await;
     assert_eq!(status, 404);
     assert_eq!(body["error"], "LangfuseNotFoundError");
-    let response = reqwest::Client::new()
+    let response = crate::apps::http()
         .delete(format!("{}/api/public/health", app.base_url))
         .send()
         .await

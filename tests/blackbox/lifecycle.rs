@@ -97,7 +97,11 @@ async fn worker_health_reports_an_unreachable_store() {
     let worker = App::spawn("worker", &stack.env, port);
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let (status, body) = loop {
-        if let Ok(response) = reqwest::get(format!("{}/api/health", worker.base_url)).await {
+        if let Ok(response) = crate::apps::http()
+            .get(format!("{}/api/health", worker.base_url))
+            .send()
+            .await
+        {
             break (
                 response.status().as_u16(),
                 response.json::<Value>().await.unwrap(),

@@ -72,7 +72,9 @@ impl ObservationType {
 
     /// Case-insensitive, as SDKs send `generation` and `GENERATION` alike.
     pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
     }
 }
 
@@ -213,9 +215,23 @@ mod tests {
         let names: Vec<_> = ObservationType::ALL.iter().map(|t| t.as_str()).collect();
         assert_eq!(
             names,
-            ["SPAN", "GENERATION", "EVENT", "AGENT", "TOOL", "CHAIN", "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"]
+            [
+                "SPAN",
+                "GENERATION",
+                "EVENT",
+                "AGENT",
+                "TOOL",
+                "CHAIN",
+                "RETRIEVER",
+                "EVALUATOR",
+                "EMBEDDING",
+                "GUARDRAIL"
+            ]
         );
-        assert_eq!(ObservationType::parse("generation"), Some(ObservationType::Generation));
+        assert_eq!(
+            ObservationType::parse("generation"),
+            Some(ObservationType::Generation)
+        );
         assert_eq!(Level::parse("warning"), Some(Level::Warning));
         assert_eq!(Level::parse("loud"), None);
     }

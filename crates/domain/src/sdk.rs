@@ -23,7 +23,9 @@ impl SdkFamily {
         let name = name.trim().to_ascii_lowercase();
         match name.as_str() {
             "python" | "langfuse-python" | "langfuse_python" => Self::Python,
-            "javascript" | "js" | "typescript" | "ts" | "langfuse-js" | "langfuse-javascript" => Self::JavaScript,
+            "javascript" | "js" | "typescript" | "ts" | "langfuse-js" | "langfuse-javascript" => {
+                Self::JavaScript
+            }
             n if n.starts_with("@langfuse/") => Self::JavaScript,
             _ => Self::Other(name),
         }
@@ -77,8 +79,10 @@ pub const MAX_INGESTION_VERSION: u32 = 4;
 
 /// The first SDK releases that propagate trace attributes client-side, so their spans can be
 /// written straight to the v4 tables and read in real time (spec §4.2, §9.2).
-pub const REAL_TIME_MINIMUMS: &[(SdkFamily, Version)] =
-    &[(SdkFamily::Python, Version::new(4, 7, 0)), (SdkFamily::JavaScript, Version::new(5, 4, 0))];
+pub const REAL_TIME_MINIMUMS: &[(SdkFamily, Version)] = &[
+    (SdkFamily::Python, Version::new(4, 7, 0)),
+    (SdkFamily::JavaScript, Version::new(5, 4, 0)),
+];
 
 /// What the headers of one request say about its sender.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,11 +110,19 @@ impl SdkInfo {
             None | Some("") => None,
             Some(raw) => match raw.parse::<u32>() {
                 Ok(v) if v <= MAX_INGESTION_VERSION => Some(v),
-                _ => return Err(UnsupportedIngestionVersion { value: raw.to_owned() }),
+                _ => {
+                    return Err(UnsupportedIngestionVersion {
+                        value: raw.to_owned(),
+                    });
+                }
             },
         };
         let clean = |v: Option<&str>| v.map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
-        Ok(Self { name: clean(name), version: clean(version), ingestion_version })
+        Ok(Self {
+            name: clean(name),
+            version: clean(version),
+            ingestion_version,
+        })
     }
 
     pub fn family(&self) -> Option<SdkFamily> {
@@ -123,7 +135,8 @@ impl SdkInfo {
         if self.ingestion_version == Some(MAX_INGESTION_VERSION) {
             return true;
         }
-        let (Some(family), Some(version)) = (self.family(), self.version.as_deref().and_then(Version::parse)) else {
+        let (Some(family), Some(version)) = (self.family(), self.version.as_deref().and_then(Version::parse))
+        else {
             return false;
         };
         REAL_TIME_MINIMUMS
@@ -178,7 +191,11 @@ mod tests {
             ("langfuse-js", "3.39.2", false),
             ("ruby", "9.9.9", false),
         ] {
-            assert_eq!(sdk(name, version).propagates_trace_attributes(), expected, "{name} {version}");
+            assert_eq!(
+                sdk(name, version).propagates_trace_attributes(),
+                expected,
+                "{name} {version}"
+            );
         }
     }
 
@@ -190,7 +207,10 @@ mod tests {
         assert!(!v3.propagates_trace_attributes());
         assert!(SdkInfo::from_headers(None, None, Some("5")).is_err());
         let err = SdkInfo::from_headers(None, None, Some("four")).unwrap_err();
-        assert_eq!(err.to_string(), "Unsupported x-langfuse-ingestion-version: \"four\". Maximum supported: \"4\".");
+        assert_eq!(
+            err.to_string(),
+            "Unsupported x-langfuse-ingestion-version: \"four\". Maximum supported: \"4\"."
+        );
     }
 
     #[test]

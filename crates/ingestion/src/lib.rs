@@ -1,4 +1,5 @@
 //! One ingestion service behind every entry point: decoding and validating what clients send,
 //! durable acceptance, and the worker-side conversion into the tables of the configured write mode.
 
+pub mod accept;
 pub mod otel;

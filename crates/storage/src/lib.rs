@@ -9,6 +9,7 @@ pub mod clickhouse;
 mod error;
 pub mod postgres;
 pub mod projects;
+pub mod queue;
 pub mod redis;
 pub mod schema;
 

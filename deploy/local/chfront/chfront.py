@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """chfront: the part of ClickHouse's HTTP interface that the Rust `clickhouse` crate uses, served by chdb.
 
-Dev/test only. One chdb session per process (chdb allows one process per data directory), one global lock
-around it, so every query is serialised. Facts behind the choices: shared/reference/rust-stack.md section 3.
+Dev/test only. chdb allows one process per data directory and runs one statement at a time per session, so
+there is one session behind one global lock: every query is serialised. The protocol facts behind each choice
+are in shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
 import argparse
-import json
 import re
 import signal
 import sys
@@ -19,256 +19,210 @@ from urllib.parse import parse_qsl, urlsplit
 
 import chdb.session
 
-from chproto import (Body, ChError, compressed_blocks, error_from_chdb, http_status, parse_multipart,
-                     quote_ident, quote_literal)
+from chproto import (Body, ChError, coalesce, compressed_blocks, error_from_chdb, http_status, parse_multipart,
+                     quote_ident, quote_literal, summary)
 
-# URL parameters that are part of the HTTP protocol, not settings. `readonly` is ignored on purpose: once set
+# URL parameters that belong to the HTTP protocol, not to settings. `readonly` is dropped on purpose: once set
 # on the shared session it could not be reset, and the front has no users to protect anyway.
 NON_SETTINGS = frozenset("""query database default_format decompress compress query_id session_id
     session_timeout session_check user password role buffer_size wait_end_of_query enable_http_compression
     http_zlib_compression_level client_protocol_version quota_key stacktrace readonly""".split())
 
-# chdb's defaults differ from a server's for these; a server is what production talks to.
-STARTUP_SETTINGS = {
-    "async_insert": "0",
-    "date_time_input_format": "basic",
-    "cast_string_to_date_time_mode": "basic",
-    "implicit_select": "0",
-}
+# Where chdb's defaults differ from a server's: production talks to a server, so tests must see its behaviour.
+STARTUP_SETTINGS = {"async_insert": "0", "date_time_input_format": "basic",
+                    "cast_string_to_date_time_mode": "basic", "implicit_select": "0"}
 
 INSERT_RE = re.compile(r"^\s*(INSERT\s+INTO\s+.*?)\s+FORMAT\s+(\w+)\s*$", re.I | re.S)
 BODY_INSERT_RE = re.compile(rb"^\s*(INSERT\s+INTO\s+.*?)\s+FORMAT\s+(\w+)[ \t]*\r?\n", re.I | re.S)
 USE_RE = re.compile(rb"(^|;)\s*USE\s", re.I)
-SETTING_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# chdb's Python wrapper turns these "formats" into pandas/pyarrow objects; a server has no such formats.
-PYTHON_ONLY_FORMATS = frozenset(("dataframe", "datastore", "arrowtable"))
-DRAIN_LIMIT = 1 << 30   # a failed insert reads at most this much of the rest of its body
-SMALL_BODY = 64 << 10   # responses below this go out in one send() with their headers
-INSERT_PIECE = 256 << 10  # appends to chdb are coalesced to at least this size
-
-CONTENT_TYPES = (("tabseparated", "text/tab-separated-values; charset=UTF-8"), ("tsv", "text/tab-separated-values; charset=UTF-8"),
+SETTING_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+PYTHON_ONLY_FORMATS = {"dataframe", "datastore", "arrowtable"}  # chdb's wrapper returns Python objects for these
+DRAIN_LIMIT = 1 << 30  # a failed insert reads at most this much more of its body before answering
+SMALL_BODY = 64 << 10  # replies below this go out in one send() together with their headers
+TEXT = "text/plain; charset=UTF-8"
+CONTENT_TYPES = (("tabseparated", "text/tab-separated-values; charset=UTF-8"),
+                 ("tsv", "text/tab-separated-values; charset=UTF-8"),
                  ("csv", "text/csv; charset=UTF-8; header=absent"), ("json", "application/json; charset=UTF-8"))
 
 
 class Engine:
-    """The chdb session plus the per-request state that must be restored around it."""
+    """The chdb session, plus the per-request state (database, settings) that must not leak between requests."""
 
     def __init__(self, data_dir):
         self.session = chdb.session.Session(data_dir)
         self.lock = threading.Lock()
         self.current_db = None
-        self.run_settings(STARTUP_SETTINGS)
-        self.session.query("SELECT 1", "TabSeparated")
+        self._set(STARTUP_SETTINGS.items())
 
-    def run_settings(self, settings):
-        if settings:
-            self.session.query("SET " + ", ".join(f"{k} = {quote_literal(v)}" for k, v in settings.items()),
-                               "TabSeparated")
+    def _set(self, items):
+        assignments = [f"{k} = {v if v == 'DEFAULT' else quote_literal(v)}" for k, v in items]
+        if assignments:
+            self.session.query("SET " + ", ".join(assignments), "TabSeparated")
 
     def apply(self, database, settings):
-        """Switch database and apply URL settings; caller holds the lock and must call restore()."""
+        """Switch database, apply URL settings. Caller holds the lock and calls restore() afterwards."""
         if database != self.current_db:
             self.current_db = None
             self.session.query(f"USE {quote_ident(database)}", "TabSeparated")
             self.current_db = database
-        for k in settings:
-            if not SETTING_NAME_RE.match(k):
-                raise ChError(115, f"Unknown setting '{k}'", "UNKNOWN_SETTING")
-        self.run_settings(settings)
+        bad = [k for k in settings if not SETTING_RE.match(k)]
+        if bad:
+            raise ChError(115, f"Unknown setting '{bad[0]}'", "UNKNOWN_SETTING")
+        self._set(settings.items())
 
     def restore(self, settings):
-        """Undo URL settings: there are no HTTP sessions, so nothing may leak into the next request."""
-        if not settings:
-            return
-        back = [f"{k} = {quote_literal(STARTUP_SETTINGS[k])}" if k in STARTUP_SETTINGS else f"{k} = DEFAULT"
-                for k in settings if SETTING_NAME_RE.match(k)]
+        """There are no HTTP sessions: every URL setting goes back to its start-up value after the request."""
+        back = [(k, STARTUP_SETTINGS.get(k, "DEFAULT")) for k in settings if SETTING_RE.match(k)]
         try:
-            self.session.query("SET " + ", ".join(back), "TabSeparated")
+            self._set(back)
         except Exception:
-            for item in back:  # a SET that failed half-way: reset what can be reset
+            for item in back:  # a setting that failed to apply fails to reset too: reset the others one by one
                 try:
-                    self.session.query("SET " + item, "TabSeparated")
+                    self._set([item])
                 except Exception:
                     pass
 
-    def close(self):
-        with self.lock:
-            self.session.close()
+    def insert(self, head, fmt, pieces):
+        ins = self.session.send_insert(head, fmt)
+        try:
+            for piece in coalesce(pieces):
+                ins.append(piece)
+            return ins.finish()
+        except BaseException:
+            ins.cancel()
+            raise
 
 
 class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"   # keep-alive; every reply carries Content-Length
-    disable_nagle_algorithm = True  # else each reply waits ~40 ms for the client's delayed ACK
-    timeout = 120                   # drop idle keep-alive connections eventually
-    server_version = "chfront"
+    protocol_version = "HTTP/1.1"   # keep-alive: every reply carries Content-Length
+    disable_nagle_algorithm = True  # TCP_NODELAY, else a reply can wait ~40 ms for the client's delayed ACK
+    timeout = 120                   # idle keep-alive connections are dropped eventually
 
     def do_GET(self):
-        self.serve()
-
-    do_POST = do_GET
-
-    def log_message(self, fmt, *args):  # http.server's own complaints (bad request lines) go to our log
-        self.server.log(f"{self.command or '-'} - {fmt % args}")
-
-    def serve(self):
         t0 = time.perf_counter()
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True))
-        body = Body(self.rfile, self.headers)
-        head, status = params.get("query", "")[:80], 200
+        self.head, status = params.get("query", ""), 499
         try:
+            body = Body(self.rfile, self.headers)
             if url.path in ("/ping", "/replicas_status"):
-                head = url.path
+                self.head = url.path
                 self.drain(body)
-                status = self.reply(200, b"Ok.\n", "text/plain; charset=UTF-8")
-                return
-            m = INSERT_RE.match(params.get("query", ""))
-            if m:
-                status = self.insert(params, body, m.group(1), m.group(2))
+                status = self.reply(200, b"Ok.\n", TEXT)
+            elif INSERT_RE.match(self.head):
+                status = self.insert(params, body, *INSERT_RE.match(self.head).groups())
             else:
-                status, head = self.query(params, body)
+                status = self.query(params, body)
+        except ChError as e:  # the body itself is malformed: its end can't be found, so answer and hang up
+            self.close_connection = True
+            status = self.fail(e)
         except (ConnectionError, TimeoutError):
-            self.close_connection, status = True, 499  # the client went away; nobody to answer
+            self.close_connection = True  # the client went away: nobody to answer
         finally:
             ms = (time.perf_counter() - t0) * 1000
-            self.server.log(f"{self.command} {status} {ms:.1f}ms {' '.join(head.split())[:80]}")
+            self.server.log(f"{self.command} {status} {ms:.1f}ms {' '.join(self.head[:160].split())[:80]}")
+
+    do_POST = do_GET
 
     def common(self, params):
         db = params.get("database") or self.headers.get("X-ClickHouse-Database") or "default"
-        settings = {k: v for k, v in params.items() if k not in NON_SETTINGS and not k.startswith("param_")}
-        return db, settings
+        return db, {k: v for k, v in params.items() if k not in NON_SETTINGS and not k.startswith("param_")}
 
     def query(self, params, body):
-        if self.headers.get_content_type() == "multipart/form-data":
-            raw = body.read_all()
-            params.update(parse_multipart(raw, self.headers.get_param("boundary") or ""))
+        if self.headers.get_content_type() == "multipart/form-data":  # the crate's server-side params
+            params.update(parse_multipart(body.read_all(), self.headers.get_param("boundary") or ""))
             data = b""
         elif params.get("decompress") == "1":
             data = b"".join(compressed_blocks(body))
         else:
             data = body.read_all()
         sql = params.get("query", "").encode()
-        sql = sql + b"\n" + data if sql and data else sql or data
-        head = sql[:120].decode(errors="replace")
+        sql = sql + b"\n" + data if sql and data else sql or data  # URL query, then the body, as a server does
+        self.head = sql[:160].decode(errors="replace")
         if not sql.strip():
-            return self.reply(200, b"Ok.\n", "text/plain; charset=UTF-8"), head
+            return self.reply(200, b"Ok.\n", TEXT)
         fmt = params.get("default_format") or self.headers.get("X-ClickHouse-Format") or "TabSeparated"
         if fmt.lower() in PYTHON_ONLY_FORMATS:
-            return self.fail(ChError(73, f"Unknown output format {fmt}", "UNKNOWN_FORMAT")), head
+            return self.fail(ChError(73, f"Unknown output format {fmt}", "UNKNOWN_FORMAT"))
         qparams = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
+        body_insert = None if params.get("query") else BODY_INSERT_RE.match(sql)  # curl-style INSERT + data
         db, settings = self.common(params)
-        m = BODY_INSERT_RE.match(sql) if not params.get("query") else None
-        if m:
-            head = m.group(0).decode(errors="replace")
         engine = self.server.engine
         try:
             with engine.lock:
-                engine.apply(db, settings)
                 try:
-                    if m:  # `INSERT … FORMAT X\n<data>` all in the body, as curl users send it
-                        ins = engine.session.send_insert(m.group(1).decode(), m.group(2).decode())
-                        try:
-                            ins.append(sql[m.end():])
-                            done = ins.finish()
-                        except BaseException:
-                            ins.cancel()
-                            raise
-                        summary, out = insert_summary(done), b""
+                    engine.apply(db, settings)
+                    if body_insert:
+                        head, ifmt = (g.decode() for g in body_insert.groups())
+                        res, out = engine.insert(head, ifmt, [sql[body_insert.end():]]), b""
                     else:
                         res = engine.session.query(sql, fmt, params=qparams or None)
-                        summary = query_summary(res)
+                        # Big results go out straight from chdb's buffer, without a copy.
                         out = res.bytes() if res.size() < SMALL_BODY else res.get_memview().view()
                     if USE_RE.search(sql):
-                        engine.current_db = None  # the body switched databases behind our back
+                        engine.current_db = None  # the SQL switched databases behind our back
                 finally:
                     engine.restore(settings)
         except Exception as e:
-            return self.fail(error_from_chdb(e)), head
+            return self.fail(error_from_chdb(e))
         ctype = next((t for p, t in CONTENT_TYPES if fmt.lower().startswith(p)), "application/octet-stream")
-        return self.reply(200, out, ctype, {"X-ClickHouse-Format": fmt, "X-ClickHouse-Summary": summary,
-                                            "X-ClickHouse-Query-Id": params.get("query_id") or str(uuid.uuid4())}), head
+        return self.reply(200, out, ctype, {"X-ClickHouse-Format": fmt, **self.meta(params, res)})
 
     def insert(self, params, body, head, fmt):
-        """Stream the request body into chdb as it arrives: no second copy of a big insert in memory."""
+        """Stream the body into chdb as it arrives: a big insert is never held in memory whole."""
         db, settings = self.common(params)
         pieces = compressed_blocks(body) if params.get("decompress") == "1" else body.pieces()
-        engine, err, done = self.server.engine, None, None
+        engine = self.server.engine
         with engine.lock:
             try:
                 engine.apply(db, settings)
-                ins = engine.session.send_insert(head, fmt)
-                try:
-                    pending, size = [], 0
-                    for piece in pieces:
-                        if size + len(piece) < INSERT_PIECE:
-                            pending.append(piece)
-                            size += len(piece)
-                            continue
-                        if pending:
-                            pending.append(piece)
-                            piece, pending, size = b"".join(pending), [], 0
-                        ins.append(piece)
-                    if pending:
-                        ins.append(b"".join(pending))
-                    done = ins.finish()
-                except BaseException:
-                    ins.cancel()
-                    raise
-            except ChError as e:
-                err = e
+                done = engine.insert(head, fmt, pieces)
             except (ConnectionError, TimeoutError):
                 raise
+            except ChError as e:
+                if e.code == 33:  # a malformed body: caught by do_GET, which hangs up after answering
+                    raise
+                err = e
             except Exception as e:
                 err = error_from_chdb(e)
+            else:
+                err = None
             finally:
                 engine.restore(settings)
         if err is not None:
-            if err.code == 33:  # the body itself is broken: no way to find its end, so hang up after replying
-                self.close_connection = True
-            else:
-                self.drain(body)
+            self.drain(body)  # outside the lock: reading up to 1 GiB must not hold up other clients
             return self.fail(err)
-        return self.reply(200, b"", "text/plain; charset=UTF-8",
-                          {"X-ClickHouse-Summary": insert_summary(done),
-                           "X-ClickHouse-Query-Id": params.get("query_id") or str(uuid.uuid4())})
+        return self.reply(200, b"", TEXT, self.meta(params, done))
+
+    def meta(self, params, res):
+        return {"X-ClickHouse-Summary": summary(res), "X-ClickHouse-Query-Id": params.get("query_id") or uuid.uuid4()}
 
     def drain(self, body):
-        """Read what is left of the body, so the client sees our reply instead of a reset connection."""
+        """Read the rest of the body, so that the client gets our answer rather than a reset connection."""
         try:
             if not body.discard(DRAIN_LIMIT):
                 self.close_connection = True
-        except (ChError, OSError, ValueError):
+        except (ChError, OSError):
             self.close_connection = True
 
     def fail(self, err):
-        status = http_status(err.code)
-        return self.reply(status, err.text().encode(), "text/plain; charset=UTF-8",
-                          {"X-ClickHouse-Exception-Code": str(err.code)})
+        return self.reply(http_status(err.code), err.text().encode(), TEXT,
+                          {"X-ClickHouse-Exception-Code": err.code})
 
     def reply(self, status, payload, ctype, extra=None):
         lines = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}", f"Content-Type: {ctype}",
-                 f"Content-Length: {len(payload)}"]
-        lines += [f"{k}: {v}" for k, v in (extra or {}).items()]
-        lines.append("Connection: close" if self.close_connection else "Connection: Keep-Alive")
+                 f"Content-Length: {len(payload)}", *(f"{k}: {v}" for k, v in (extra or {}).items()),
+                 "Connection: close" if self.close_connection else "Connection: Keep-Alive"]
         header = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         if len(payload) < SMALL_BODY:
-            self.wfile.write(header + bytes(payload))  # one send(): no Nagle interplay at all
+            self.wfile.write(header + bytes(payload))
         else:
             self.wfile.write(header)
             self.wfile.write(payload)
         return status
 
-
-def query_summary(res):
-    return json.dumps({"read_rows": str(res.rows_read()), "read_bytes": str(res.bytes_read()),
-                       "written_rows": str(res.rows_written()), "written_bytes": str(res.bytes_written()),
-                       "elapsed_ns": str(int(res.elapsed() * 1e9))}, separators=(",", ":"))
-
-
-def insert_summary(done):
-    return json.dumps({"read_rows": "0", "read_bytes": "0", "written_rows": str(done.rows_written),
-                       "written_bytes": str(done.bytes_written), "elapsed_ns": str(int(done.elapsed * 1e9))},
-                      separators=(",", ":"))
+    def log_message(self, fmt, *args):  # http.server's own complaints (bad request lines) go to our log
+        self.server.log(f"{self.command or '-'} {fmt % args}")
 
 
 class Server(ThreadingHTTPServer):
@@ -276,18 +230,17 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, addr, engine, log_file):
-        self.engine = engine
+    def __init__(self, addr, log_file):
+        self.engine = None
         self.log_file = log_file
         self.log_lock = threading.Lock()
         super().__init__(addr, Handler)
 
     def log(self, line):
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         with self.log_lock:
-            self.log_file.write(f"{stamp} {line}\n")
+            self.log_file.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
-    def handle_error(self, request, client_address):  # keep tracebacks in our log, not on stderr
+    def handle_error(self, request, client_address):  # a bug in a handler: keep the traceback in our log
         import traceback
         self.log("internal error: " + traceback.format_exc().replace("\n", " | "))
 
@@ -301,19 +254,23 @@ def main():
     args = ap.parse_args()
 
     log_file = open(args.log, "a", buffering=1) if args.log else sys.stderr
-    engine = Engine(args.data)
-    server = Server((args.host, args.port), engine, log_file)
+    try:  # bind first: a busy port fails fast, before chdb claims the data directory
+        server = Server((args.host, args.port), log_file)
+    except OSError as e:
+        sys.exit(f"chfront: cannot listen on {args.host}:{args.port}: {e.strerror}")
+    server.engine = Engine(args.data)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    # serve_forever runs on a thread because shutdown() must be called from another thread than it.
+    # serve_forever gets its own thread because shutdown() must be called from a different one.
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
     server.log(f"chfront listening on {args.host}:{args.port}, data {args.data}")
     stop.wait()
     server.log("shutting down")
     server.shutdown()
     server.server_close()
-    engine.close()  # waits for the query in flight, then flushes chdb cleanly
+    with server.engine.lock:  # let the statement in flight finish, then close chdb cleanly
+        server.engine.session.close()
     server.log("stopped")
 
 

@@ -1,4 +1,5 @@
 """Wire-level helpers for chfront: request bodies, ClickHouse compressed blocks, multipart forms, errors."""
+import json
 import re
 import struct
 
@@ -130,6 +131,32 @@ def compressed_blocks(body):
             yield payload
         else:
             raise ChError(89, f"Unknown compression method: {method:#x}", "UNKNOWN_COMPRESSION_METHOD")
+
+
+def coalesce(pieces, size=256 << 10):
+    """Join small pieces into appends of at least `size` bytes (each append into chdb has a fixed cost)."""
+    pending, n = [], 0
+    for piece in pieces:
+        if not pending and len(piece) >= size:
+            yield piece
+            continue
+        pending.append(piece)
+        n += len(piece)
+        if n >= size:
+            yield b"".join(pending)
+            pending, n = [], 0
+    if pending:
+        yield b"".join(pending)
+
+
+def summary(res):
+    """X-ClickHouse-Summary from a chdb query result (methods) or insert result (attributes)."""
+    def get(name):
+        value = getattr(res, name, 0)
+        return value() if callable(value) else value
+    return json.dumps({"read_rows": str(get("rows_read")), "read_bytes": str(get("bytes_read")),
+                       "written_rows": str(get("rows_written")), "written_bytes": str(get("bytes_written")),
+                       "elapsed_ns": str(int(get("elapsed") * 1e9))}, separators=(",", ":"))
 
 
 def parse_multipart(raw, boundary):

@@ -223,6 +223,25 @@ class ChFrontTest(unittest.TestCase):
         self.assertIsNotNone(result[1].getheader("X-ClickHouse-Exception-Code"))
         self.assertEqual(self.sql("SELECT 1"), b"1\n")
 
+    def test_insert_with_data_in_body(self):
+        """curl-style: `INSERT … FORMAT X` and its data together in the body, no query parameter."""
+        self.sql("CREATE TABLE IF NOT EXISTS curl_rows (id UInt64, s String) ENGINE = MergeTree ORDER BY id")
+        self.sql("INSERT INTO curl_rows FORMAT TabSeparated\n1\ta\n2\tb\n")
+        self.assertEqual(self.sql("SELECT sum(id), groupArray(s) FROM curl_rows"), b"3\t['a','b']\n")
+
+    def test_malformed_chunked_body(self):
+        self.sql("CREATE TABLE IF NOT EXISTS chunky (x UInt8) ENGINE = MergeTree ORDER BY x")
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as s:
+            s.sendall(b"POST /?query=INSERT%20INTO%20chunky%20FORMAT%20RowBinary HTTP/1.1\r\nHost: x\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n")
+            reply = b""
+            while chunk := s.recv(65536):  # the front answers, then closes: its framing is lost
+                reply += chunk
+        head, _, body = reply.partition(b"\r\n\r\n")
+        self.assertIn(b"X-ClickHouse-Exception-Code: 33", head)
+        self.assertIn(b"Connection: close", head)
+        self.assertTrue(body.startswith(b"Code: 33. DB::Exception:"), body)
+
 
 if __name__ == "__main__":
     unittest.main()

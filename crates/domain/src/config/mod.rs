@@ -17,8 +17,8 @@ pub use catalog::{Group, SETTINGS, Setting};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
-    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, LogFormat, LogSettings,
-    PostgresSettings, RedisSettings, S3Settings, ServerSettings,
+    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, IngestionSettings, LogFormat,
+    LogSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
 };
 pub use vars::{Problem, Vars};
 
@@ -40,6 +40,7 @@ pub struct Config {
     pub clickhouse: ClickHouseSettings,
     pub redis: RedisSettings,
     pub blob: BlobSettings,
+    pub ingestion: IngestionSettings,
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
     pub log: LogSettings,
@@ -97,36 +98,30 @@ impl Config {
         let clickhouse = ClickHouseSettings::read(&vars, &mut problems);
         let redis = RedisSettings::read(&vars, &mut problems);
         let blob = BlobSettings::read(&vars, &mut problems);
+        let ingestion = IngestionSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars);
         let log = LogSettings::read(&vars, &mut problems);
 
-        match (
-            server, migration, postgres, clickhouse, redis, blob, bootstrap, log,
-        ) {
-            (
-                Some(server),
-                Some(migration),
-                Some(postgres),
-                Some(clickhouse),
-                Some(redis),
-                Some(blob),
-                Some(bootstrap),
-                Some(log),
-            ) if problems.is_empty() => Ok(Self {
+        let config = (|| {
+            Some(Self {
                 role,
-                server,
-                migration,
-                postgres,
-                clickhouse,
-                redis,
-                blob,
-                bootstrap,
+                server: server?,
+                migration: migration?,
+                postgres: postgres?,
+                clickhouse: clickhouse?,
+                redis: redis?,
+                blob: blob?,
+                ingestion: ingestion?,
+                bootstrap: bootstrap?,
                 auth,
-                log,
+                log: log?,
                 warnings,
                 vars,
-            }),
+            })
+        })();
+        match config {
+            Some(config) if problems.is_empty() => Ok(config),
             _ => Err(ConfigError {
                 problems: problems.into_vec(),
             }),

@@ -218,6 +218,34 @@ impl BlobSettings {
     }
 }
 
+/// How ingestion accepts, queues and batches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngestionSettings {
+    pub max_body_bytes: usize,
+    pub queue_max_depth: u64,
+    pub batch_max_rows: usize,
+    pub flush_interval: std::time::Duration,
+    pub claim_idle: std::time::Duration,
+}
+
+impl IngestionSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let max_body_bytes =
+            vars.positive_integer("LANGFUSE_INGESTION_MAX_BODY_BYTES", 16 * 1024 * 1024, problems);
+        let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", 50_000, problems);
+        let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", 20_000, problems);
+        let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", 1000, problems);
+        let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", 60, problems);
+        Some(Self {
+            max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
+            queue_max_depth: queue_max_depth?,
+            batch_max_rows: usize::try_from(batch_max_rows?).unwrap_or(usize::MAX),
+            flush_interval: std::time::Duration::from_millis(flush_ms?),
+            claim_idle: std::time::Duration::from_secs(claim_idle?),
+        })
+    }
+}
+
 /// A default organization, project and API key created at startup (`LANGFUSE_INIT_*`).
 #[derive(Debug, Clone)]
 pub struct BootstrapSettings {

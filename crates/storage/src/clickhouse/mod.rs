@@ -1,5 +1,6 @@
 //! ClickHouse over its HTTP interface, through the `clickhouse` crate.
 
+mod events;
 mod migrations;
 
 use std::time::Duration;
@@ -12,6 +13,7 @@ use domain::config::ClickHouseSettings;
 
 use crate::Result;
 
+pub use events::{EventRow, insert_events};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
 
 #[derive(Clone)]

@@ -114,7 +114,7 @@ async fn fingerprint(ch: &ClickHouse, table: &str, columns: &[String]) -> (u64, 
         .join(", ");
     ch.client()
         .query(&format!(
-            "SELECT count(), sum(cityHash64({list})) FROM {table} FINAL"
+            "SELECT count(), sum(cityHash64(formatRow('TabSeparated', {list}))) FROM {table} FINAL"
         ))
         .fetch_one()
         .await

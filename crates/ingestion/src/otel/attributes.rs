@@ -1,0 +1,231 @@
+//! OTLP attribute values as plain JSON values, and a key → value view over an attribute list.
+//!
+//! Upstream converts every OTLP `AnyValue` into a plain JavaScript value before applying its rules
+//! (strings, numbers, booleans, arrays); the rules then test JavaScript truthiness. Mirroring that
+//! here keeps the rule code in `mapping.rs` a straight reading of the reference.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
+use serde_json::{Map, Number, Value};
+
+/// One OTLP value as JSON. Scalars and arrays map directly; a kvlist becomes an object (so it is
+/// stored as JSON text); bytes become their base64 text. `None` for an empty value, which carries
+/// nothing to record.
+pub fn any_to_json(value: &AnyValue) -> Option<Value> {
+    Some(match value.value.as_ref()? {
+        Any::StringValue(s) => Value::String(s.clone()),
+        Any::BoolValue(b) => Value::Bool(*b),
+        Any::IntValue(i) => Value::Number(Number::from(*i)),
+        // JSON has no NaN or infinity; upstream's JSON.stringify turns them into null as well.
+        Any::DoubleValue(d) => Number::from_f64(*d).map_or(Value::Null, Value::Number),
+        Any::ArrayValue(array) => {
+            Value::Array(array.values.iter().map(|v| any_to_json(v).unwrap_or(Value::Null)).collect())
+        }
+        Any::KvlistValue(list) => Value::Object(key_values_to_object(&list.values)),
+        Any::BytesValue(bytes) => Value::String(base64::engine::general_purpose::STANDARD.encode(bytes)),
+        // Only meaningful for the profiling signal, which has the string table this indexes.
+        Any::StringValueStrindex(_) => return None,
+    })
+}
+
+fn key_values_to_object(values: &[KeyValue]) -> Map<String, Value> {
+    values
+        .iter()
+        .filter_map(|kv| Some((kv.key.clone(), any_to_json(kv.value.as_ref()?)?)))
+        .collect()
+}
+
+/// JavaScript truthiness, which upstream's `attributes[key] || …` chains rely on: `null`, `false`,
+/// `0`, `""` are falsy; every array and object (even empty) is truthy.
+pub fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// Upstream's `hasMeaningfulValue`: not null, not an empty string, array or object.
+pub fn is_meaningful(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// The text stored for a value: strings verbatim, anything else as JSON text.
+pub fn to_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A value that may carry JSON as text (the SDKs serialise objects into string attributes): the
+/// parsed JSON when the text parses, the value itself when it is already structured.
+pub fn parse_json_text(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(s) => serde_json::from_str(s).ok(),
+        Value::Null => None,
+        other => Some(other.clone()),
+    }
+}
+
+/// The attributes of a span, resource, scope or span event, in arrival order. A repeated key
+/// keeps its first position and its last value (as upstream's `reduce` into an object does).
+#[derive(Debug, Clone, Default)]
+pub struct Attributes {
+    entries: Vec<(String, Value)>,
+    index: HashMap<String, usize>,
+}
+
+impl Attributes {
+    pub fn from_key_values(key_values: &[KeyValue]) -> Self {
+        let mut attributes = Self::default();
+        for kv in key_values {
+            if let Some(value) = kv.value.as_ref().and_then(any_to_json) {
+                attributes.insert(kv.key.clone(), value);
+            }
+        }
+        attributes
+    }
+
+    fn insert(&mut self, key: String, value: Value) {
+        match self.index.get(&key) {
+            Some(&position) => self.entries[position].1 = value,
+            None => {
+                self.index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.index.contains_key(key)
+    }
+
+    /// The value when present and not null (upstream's `attributes[key] ?? …`).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        let value = &self.entries[*self.index.get(key)?].1;
+        (!value.is_null()).then_some(value)
+    }
+
+    /// The value when truthy (upstream's `attributes[key] || …`).
+    pub fn truthy(&self, key: &str) -> Option<&Value> {
+        self.get(key).filter(|v| is_truthy(v))
+    }
+
+    /// The value when meaningful (upstream's `hasMeaningfulValue(attributes[key])`).
+    pub fn meaningful(&self, key: &str) -> Option<&Value> {
+        self.get(key).filter(|v| is_meaningful(v))
+    }
+
+    /// The value as a string, if it is one.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.get(key)?.as_str()
+    }
+
+    /// The first truthy value among `keys`, as text.
+    pub fn first_text(&self, keys: &[&str]) -> Option<String> {
+        keys.iter().find_map(|k| self.truthy(k)).map(to_text)
+    }
+
+    /// Entries whose key is `prefix` followed by a dot, with that part removed from the key.
+    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a Value)> + 'a {
+        self.iter().filter_map(move |(key, value)| {
+            let rest = key.strip_prefix(prefix)?.strip_prefix('.')?;
+            Some((rest, value))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use opentelemetry_proto::tonic::common::v1::{ArrayValue, KeyValueList};
+    use serde_json::json;
+
+    use super::*;
+
+    fn kv(key: &str, value: Any) -> KeyValue {
+        KeyValue { key: key.into(), value: Some(AnyValue { value: Some(value) }), ..Default::default() }
+    }
+
+    #[test]
+    fn every_value_kind_converts() {
+        let list = KeyValueList { values: vec![kv("a", Any::IntValue(1))] };
+        let array = ArrayValue {
+            values: vec![
+                AnyValue { value: Some(Any::StringValue("x".into())) },
+                AnyValue { value: Some(Any::BoolValue(true)) },
+            ],
+        };
+        let attributes = Attributes::from_key_values(&[
+            kv("s", Any::StringValue("text".into())),
+            kv("b", Any::BoolValue(false)),
+            kv("i", Any::IntValue(-7)),
+            kv("d", Any::DoubleValue(0.5)),
+            kv("nan", Any::DoubleValue(f64::NAN)),
+            kv("arr", Any::ArrayValue(array)),
+            kv("kv", Any::KvlistValue(list)),
+            kv("bytes", Any::BytesValue(vec![1, 2, 3])),
+            KeyValue { key: "empty".into(), value: Some(AnyValue { value: None }), ..Default::default() },
+        ]);
+        assert_eq!(attributes.get("s"), Some(&json!("text")));
+        assert_eq!(attributes.get("b"), Some(&json!(false)));
+        assert_eq!(attributes.get("i"), Some(&json!(-7)));
+        assert_eq!(attributes.get("d"), Some(&json!(0.5)));
+        assert_eq!(attributes.get("nan"), None);
+        assert_eq!(attributes.get("arr"), Some(&json!(["x", true])));
+        assert_eq!(to_text(attributes.get("kv").unwrap()), r#"{"a":1}"#);
+        assert_eq!(attributes.get("bytes"), Some(&json!("AQID")));
+        assert!(!attributes.contains("empty"));
+    }
+
+    #[test]
+    fn truthiness_follows_javascript() {
+        for (value, truthy) in [
+            (json!(null), false),
+            (json!(false), false),
+            (json!(0), false),
+            (json!(""), false),
+            (json!("0"), true),
+            (json!([]), true),
+            (json!({}), true),
+            (json!(0.1), true),
+        ] {
+            assert_eq!(is_truthy(&value), truthy, "{value}");
+        }
+        assert!(!is_meaningful(&json!([])));
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_last_value() {
+        let attributes = Attributes::from_key_values(&[
+            kv("k", Any::StringValue("first".into())),
+            kv("other", Any::IntValue(1)),
+            kv("k", Any::StringValue("second".into())),
+        ]);
+        assert_eq!(attributes.str("k"), Some("second"));
+        assert_eq!(attributes.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["k", "other"]);
+        let prefixed: Vec<_> = attributes.with_prefix("k").collect();
+        assert!(prefixed.is_empty());
+    }
+}

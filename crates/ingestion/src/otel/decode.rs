@@ -1,0 +1,143 @@
+//! Request decoding for `POST /api/public/otel/v1/traces` (public-api.md §3.1–3.2): content
+//! negotiation, gzip with a hard size cap, protobuf or OTLP/JSON, then span id validation.
+
+use std::io::Read;
+
+use flate2::read::MultiGzDecoder;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+
+use super::json;
+
+/// The decoded-size cap [`decode`] applies: upstream's newest limit for OTel trace bodies (16 MiB).
+pub const DEFAULT_MAX_DECODED_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("unsupported content type {0:?}: expected application/x-protobuf or application/json")]
+    UnsupportedContentType(String),
+    #[error("unsupported content encoding {0:?}: expected gzip or identity")]
+    UnsupportedContentEncoding(String),
+    #[error("failed to decompress request body: {0}")]
+    Decompress(String),
+    #[error("request body exceeds the {limit} byte limit once decoded")]
+    TooLarge { limit: usize },
+    #[error("failed to parse OTel protobuf trace: {0}")]
+    Protobuf(String),
+    #[error("failed to parse OTel JSON trace: {0}")]
+    Json(String),
+    #[error("invalid span {index} ({path}): {reason}")]
+    InvalidSpan { index: usize, path: String, reason: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Protobuf,
+    Json,
+}
+
+/// Decodes an export request with the default size cap ([`DEFAULT_MAX_DECODED_BYTES`]).
+pub fn decode(
+    body: &[u8],
+    content_type: Option<&str>,
+    content_encoding: Option<&str>,
+) -> Result<ExportTraceServiceRequest, DecodeError> {
+    decode_with_limit(body, content_type, content_encoding, DEFAULT_MAX_DECODED_BYTES)
+}
+
+/// Decodes an export request. `max_decoded_bytes` bounds the body after decompression, so a gzip
+/// bomb cannot exhaust memory. An empty request (no `resourceSpans`) is valid and has no spans.
+pub fn decode_with_limit(
+    body: &[u8],
+    content_type: Option<&str>,
+    content_encoding: Option<&str>,
+    max_decoded_bytes: usize,
+) -> Result<ExportTraceServiceRequest, DecodeError> {
+    let format = format(content_type)?;
+    let body = decompress(body, content_encoding, max_decoded_bytes)?;
+    let request = match format {
+        Format::Protobuf => {
+            ExportTraceServiceRequest::decode(body.as_ref()).map_err(|e| DecodeError::Protobuf(e.to_string()))?
+        }
+        Format::Json => json::parse(&body)?,
+    };
+    validate(&request)?;
+    Ok(request)
+}
+
+/// Substring match, case-insensitive, so `application/json; charset=utf-8` is accepted.
+fn format(content_type: Option<&str>) -> Result<Format, DecodeError> {
+    let raw = content_type.unwrap_or_default();
+    let lower = raw.to_ascii_lowercase();
+    if lower.contains("application/x-protobuf") {
+        Ok(Format::Protobuf)
+    } else if lower.contains("application/json") {
+        Ok(Format::Json)
+    } else {
+        Err(DecodeError::UnsupportedContentType(raw.to_owned()))
+    }
+}
+
+fn decompress<'a>(
+    body: &'a [u8],
+    content_encoding: Option<&str>,
+    limit: usize,
+) -> Result<std::borrow::Cow<'a, [u8]>, DecodeError> {
+    let encoding = content_encoding.unwrap_or_default().trim().to_ascii_lowercase();
+    if encoding.contains("gzip") {
+        // Read one byte past the limit to tell "exactly the limit" from "over it".
+        let mut decoded = Vec::with_capacity(body.len().saturating_mul(4).min(limit));
+        MultiGzDecoder::new(body)
+            .take(limit as u64 + 1)
+            .read_to_end(&mut decoded)
+            .map_err(|e| DecodeError::Decompress(e.to_string()))?;
+        if decoded.len() > limit {
+            return Err(DecodeError::TooLarge { limit });
+        }
+        return Ok(decoded.into());
+    }
+    if !(encoding.is_empty() || encoding == "identity") {
+        return Err(DecodeError::UnsupportedContentEncoding(encoding));
+    }
+    if body.len() > limit {
+        return Err(DecodeError::TooLarge { limit });
+    }
+    Ok(body.into())
+}
+
+/// Every span needs a 16-byte trace id and an 8-byte span id, not all zero (the OTLP spec calls
+/// those invalid); a parent id is empty or 8 bytes. The error names the span by its position.
+fn validate(request: &ExportTraceServiceRequest) -> Result<(), DecodeError> {
+    let mut index = 0;
+    for (r, resource_spans) in request.resource_spans.iter().enumerate() {
+        for (s, scope_spans) in resource_spans.scope_spans.iter().enumerate() {
+            for (p, span) in scope_spans.spans.iter().enumerate() {
+                if let Some(reason) = invalid_ids(span) {
+                    let path = format!("resourceSpans[{r}].scopeSpans[{s}].spans[{p}], name {:?}", span.name);
+                    return Err(DecodeError::InvalidSpan { index, path, reason });
+                }
+                index += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn invalid_ids(span: &Span) -> Option<String> {
+    let check = |what: &str, id: &[u8], expected: usize| -> Option<String> {
+        if id.len() != expected {
+            Some(format!("{what} must be {expected} bytes, got {}", id.len()))
+        } else if id.iter().all(|b| *b == 0) {
+            Some(format!("{what} is all zeros"))
+        } else {
+            None
+        }
+    };
+    check("trace id", &span.trace_id, 16)
+        .or_else(|| check("span id", &span.span_id, 8))
+        .or_else(|| match span.parent_span_id.len() {
+            0 | 8 => None,
+            n => Some(format!("parent span id must be empty or 8 bytes, got {n}")),
+        })
+}

@@ -1,0 +1,211 @@
+//! `events_full` rows: the ClickHouse shape of `domain::event::Event`. `events_core` is filled
+//! from it by the materialized view, never written directly.
+
+use std::time::Duration;
+
+use clickhouse::Row;
+use serde::Serialize;
+
+use domain::event::{Decimal12, Event};
+
+use super::ClickHouse;
+use crate::{Error, ErrorKind, Result};
+
+/// Field names are column names; columns left out (MATERIALIZED, ALIAS, the evaluator and skills
+/// defaults) are computed by the server.
+#[derive(Debug, Row, Serialize)]
+pub struct EventRow<'a> {
+    project_id: &'a str,
+    trace_id: &'a str,
+    span_id: &'a str,
+    parent_span_id: &'a str,
+    start_time: i64,
+    end_time: Option<i64>,
+    name: &'a str,
+    r#type: &'static str,
+    environment: &'a str,
+    version: &'a str,
+    release: &'a str,
+    trace_name: &'a str,
+    user_id: &'a str,
+    session_id: &'a str,
+    tags: &'a [String],
+    level: &'static str,
+    status_message: &'a str,
+    completion_start_time: Option<i64>,
+    is_app_root: bool,
+    bookmarked: bool,
+    public: bool,
+    prompt_id: &'a str,
+    prompt_name: &'a str,
+    prompt_version: Option<u16>,
+    model_id: &'a str,
+    provided_model_name: &'a str,
+    model_parameters: &'a str,
+    provided_usage_details: Vec<(&'a str, u64)>,
+    usage_details: Vec<(&'a str, u64)>,
+    provided_cost_details: Vec<(&'a str, i64)>,
+    cost_details: Vec<(&'a str, i64)>,
+    tool_definitions: Vec<(&'a str, &'a str)>,
+    tool_calls: &'a [String],
+    tool_call_names: &'a [String],
+    input: &'a str,
+    output: &'a str,
+    metadata_names: Vec<&'a str>,
+    metadata_values: Vec<&'a str>,
+    experiment_id: &'a str,
+    experiment_name: &'a str,
+    experiment_metadata_names: Vec<&'a str>,
+    experiment_metadata_values: Vec<&'a str>,
+    experiment_description: &'a str,
+    experiment_dataset_id: &'a str,
+    experiment_item_id: &'a str,
+    experiment_item_version: Option<i64>,
+    experiment_item_expected_output: &'a str,
+    experiment_item_metadata_names: Vec<&'a str>,
+    experiment_item_metadata_values: Vec<&'a str>,
+    experiment_item_root_span_id: &'a str,
+    source: &'a str,
+    service_name: &'a str,
+    service_version: &'a str,
+    scope_name: &'a str,
+    scope_version: &'a str,
+    telemetry_sdk_language: &'a str,
+    telemetry_sdk_name: &'a str,
+    telemetry_sdk_version: &'a str,
+    blob_storage_file_path: &'a str,
+    event_bytes: u64,
+    created_at: i64,
+    updated_at: i64,
+    event_ts: i64,
+    is_deleted: u8,
+    ingestion_api_key: &'a str,
+    ingestion_sdk_name: &'a str,
+    ingestion_sdk_version: &'a str,
+}
+
+fn costs(map: &std::collections::BTreeMap<String, Decimal12>) -> Vec<(&str, i64)> {
+    map.iter().map(|(k, v)| (k.as_str(), v.0)).collect()
+}
+
+fn usage(map: &std::collections::BTreeMap<String, u64>) -> Vec<(&str, u64)> {
+    map.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+}
+
+impl<'a> From<&'a Event> for EventRow<'a> {
+    fn from(e: &'a Event) -> Self {
+        let experiment = e.experiment.as_ref();
+        let text = |f: fn(&'a domain::event::Experiment) -> &'a str| experiment.map(f).unwrap_or("");
+        let names_values = |m: Option<&'a domain::event::Metadata>| {
+            m.map(|m| {
+                (
+                    m.keys().map(String::as_str).collect(),
+                    m.values().map(String::as_str).collect(),
+                )
+            })
+            .unwrap_or_default()
+        };
+        let (experiment_metadata_names, experiment_metadata_values) =
+            names_values(experiment.map(|x| &x.metadata));
+        let (experiment_item_metadata_names, experiment_item_metadata_values) =
+            names_values(experiment.map(|x| &x.item_metadata));
+        let (metadata_names, metadata_values) = names_values(Some(&e.metadata));
+        Self {
+            project_id: &e.project_id,
+            trace_id: &e.trace_id,
+            span_id: &e.span_id,
+            parent_span_id: &e.parent_span_id,
+            start_time: e.start_time,
+            end_time: e.end_time,
+            name: &e.name,
+            r#type: e.observation_type.as_str(),
+            environment: &e.environment,
+            version: &e.version,
+            release: &e.release,
+            trace_name: &e.trace_name,
+            user_id: &e.user_id,
+            session_id: &e.session_id,
+            tags: &e.tags,
+            level: e.level.as_str(),
+            status_message: &e.status_message,
+            completion_start_time: e.completion_start_time,
+            is_app_root: e.is_app_root,
+            bookmarked: e.bookmarked,
+            public: e.public,
+            prompt_id: &e.prompt_id,
+            prompt_name: &e.prompt_name,
+            prompt_version: e.prompt_version,
+            model_id: &e.model_id,
+            provided_model_name: &e.provided_model_name,
+            model_parameters: &e.model_parameters,
+            provided_usage_details: usage(&e.provided_usage_details),
+            usage_details: usage(&e.usage_details),
+            provided_cost_details: costs(&e.provided_cost_details),
+            cost_details: costs(&e.cost_details),
+            tool_definitions: e
+                .tool_definitions
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
+            tool_calls: &e.tool_calls,
+            tool_call_names: &e.tool_call_names,
+            input: &e.input,
+            output: &e.output,
+            metadata_names,
+            metadata_values,
+            experiment_id: text(|x| &x.id),
+            experiment_name: text(|x| &x.name),
+            experiment_metadata_names,
+            experiment_metadata_values,
+            experiment_description: text(|x| &x.description),
+            experiment_dataset_id: text(|x| &x.dataset_id),
+            experiment_item_id: text(|x| &x.item_id),
+            experiment_item_version: experiment.and_then(|x| x.item_version),
+            experiment_item_expected_output: text(|x| &x.item_expected_output),
+            experiment_item_metadata_names,
+            experiment_item_metadata_values,
+            experiment_item_root_span_id: text(|x| &x.item_root_span_id),
+            source: &e.source,
+            service_name: &e.origin.service_name,
+            service_version: &e.origin.service_version,
+            scope_name: &e.origin.scope_name,
+            scope_version: &e.origin.scope_version,
+            telemetry_sdk_language: &e.origin.telemetry_sdk_language,
+            telemetry_sdk_name: &e.origin.telemetry_sdk_name,
+            telemetry_sdk_version: &e.origin.telemetry_sdk_version,
+            blob_storage_file_path: &e.blob_storage_file_path,
+            event_bytes: e.event_bytes,
+            created_at: e.created_at,
+            updated_at: e.updated_at,
+            event_ts: e.event_ts,
+            is_deleted: u8::from(e.is_deleted),
+            ingestion_api_key: &e.ingestion_api_key,
+            ingestion_sdk_name: &e.ingestion_sdk_name,
+            ingestion_sdk_version: &e.ingestion_sdk_version,
+        }
+    }
+}
+
+/// How long one insert may take before the caller treats ClickHouse as unavailable and retries.
+const INSERT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Inserts events in one request (the caller batches: ClickHouse wants few, large inserts).
+pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let work = async {
+        let mut insert = ch.client().insert::<EventRow<'_>>("events_full").await?;
+        for event in events {
+            insert.write(&EventRow::from(event)).await?;
+        }
+        insert.end().await
+    };
+    match tokio::time::timeout(INSERT_TIMEOUT, work).await {
+        Ok(result) => result.map_err(Error::from),
+        Err(_) => Err(Error::new(
+            ErrorKind::Unavailable,
+            "clickhouse insert into events_full timed out",
+        )),
+    }
+}
