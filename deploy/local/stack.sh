@@ -54,16 +54,17 @@ http_get() {
     printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$2" >&3
     timeout 2 cat <&3 ) 2>/dev/null
 }
-pg_ready()    { "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
+pg_ready()    { "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres; }
 redis_ready() { [[ $(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]]; }
 ch_ready()    { [[ $(http_get "$CH_PORT" /ping) == *$'\r\n\r\nOk.'* ]]; }
 s3_ready()    { [[ $(http_get "$S3_PORT" /) == HTTP/1.* ]]; }
 running()     { "${1}_pid" >/dev/null && "${1}_ready"; }
 
-# wait_for NAME LOG: until NAME's process answers; on timeout or early death, show the log's tail and fail.
+# wait_for NAME LOG: until NAME's own process answers (not a stray one on its port); on timeout or early death,
+# show the log's tail and fail.
 wait_for() {
   local end=$((SECONDS + WAIT_SECS))
-  until "${1}_ready"; do
+  until "${1}_pid" >/dev/null && "${1}_ready"; do
     if ! "${1}_pid" >/dev/null; then
       echo "stack.sh: $(label "$1") exited during start-up; last lines of $2:" >&2
     elif (( SECONDS >= end )); then
@@ -174,6 +175,7 @@ ensure_database() {
 
 start_redis() {
   mkdir -p "$REDIS_DIR"
+  # shellcheck disable=SC2094  # both appends: errors from before redis opens its log land in the same file
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --dir "$REDIS_DIR" \
     --appendonly yes --appendfsync everysec --save '' \
     --logfile "$REDIS_DIR/redis.log" --pidfile "$REDIS_DIR/redis.pid" >>"$REDIS_DIR/redis.log" 2>&1 8>&- 9>&-
@@ -309,7 +311,7 @@ cmd_down() {
       die "pg_ctl stop failed (see $PG_DIR/postgres.log)"
   fi
   for pid in "$ch" "$s3"; do
-    [[ -n $pid ]] && ! wait_gone "$pid" 30 || continue
+    if [[ -z $pid ]] || wait_gone "$pid" 30; then continue; fi
     echo "stack.sh: pid $pid ignored SIGTERM for 30 s; killing it" >&2
     kill -KILL "$pid" 2>/dev/null || true
   done

@@ -1,6 +1,7 @@
 //! Request authentication: project API keys (Basic `pk:sk`) and the instance admin key (Bearer).
 
 use axum::extract::FromRequestParts;
+use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use secrecy::ExposeSecret;
@@ -15,39 +16,38 @@ use crate::error::ApiError;
 const INVALID_CREDENTIALS: &str = "Invalid credentials. Confirm that you've configured the correct host.";
 
 /// A request authenticated with a project's full key pair.
-pub struct ProjectAuth(pub Project);
+pub struct ProjectAuth {
+    pub project: Project,
+    pub public_key: String,
+}
 
 impl FromRequestParts<AppState> for ProjectAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        match credentials(parts)? {
-            Credentials::Basic {
-                public_key,
-                secret_key,
-            } => {
-                let key = find_api_key(&state.stores.postgres, &public_key).await?;
-                // The secret is checked against the hash stored for *this* public key, so a valid
-                // secret paired with another project's public key is refused.
-                match key {
-                    Some(key)
-                        if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) =>
-                    {
-                        Ok(Self(key.project))
-                    }
-                    _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
+        authenticate_project(state, &parts.headers).await
+    }
+}
+
+/// The project a full key pair opens. Shared by HTTP and gRPC, whose metadata converts to the same
+/// header map.
+pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Result<ProjectAuth, ApiError> {
+    match credentials(headers)? {
+        Credentials::Basic { public_key, secret_key } => {
+            let key = find_api_key(&state.stores.postgres, &public_key).await?;
+            // The secret is checked against the hash stored for *this* public key, so a valid
+            // secret paired with another project's public key is refused.
+            match key {
+                Some(key) if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) => {
+                    Ok(ProjectAuth { project: key.project, public_key })
                 }
+                _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
             }
-            Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await?
-            {
-                None => Err(ApiError::unauthorized(
-                    "Invalid public key. Confirm that you've configured the correct host.",
-                )),
-                Some(_) => Err(ApiError::forbidden(
-                    "Access denied - need to use basic auth with secret key",
-                )),
-            },
         }
+        Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await? {
+            None => Err(ApiError::unauthorized("Invalid public key. Confirm that you've configured the correct host.")),
+            Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
+        },
     }
 }
 
@@ -59,14 +59,10 @@ impl FromRequestParts<AppState> for AdminAuth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Some(admin_key) = &state.config.auth.admin_api_key else {
-            return Err(ApiError::forbidden(
-                "Admin API key is not configured on this instance (set ADMIN_API_KEY)",
-            ));
+            return Err(ApiError::forbidden("Admin API key is not configured on this instance (set ADMIN_API_KEY)"));
         };
-        match credentials(parts)? {
-            Credentials::Bearer(token)
-                if bool::from(token.as_bytes().ct_eq(admin_key.expose_secret().as_bytes())) =>
-            {
+        match credentials(&parts.headers)? {
+            Credentials::Bearer(token) if bool::from(token.as_bytes().ct_eq(admin_key.expose_secret().as_bytes())) => {
                 Ok(Self)
             }
             _ => Err(ApiError::unauthorized("Invalid admin API key")),
@@ -74,14 +70,12 @@ impl FromRequestParts<AppState> for AdminAuth {
     }
 }
 
-fn credentials(parts: &Parts) -> Result<Credentials, ApiError> {
-    let header = match parts.headers.get(AUTHORIZATION) {
+fn credentials(headers: &HeaderMap) -> Result<Credentials, ApiError> {
+    let header = match headers.get(AUTHORIZATION) {
         None => None,
-        Some(value) => Some(
-            value
-                .to_str()
-                .map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?,
-        ),
+        Some(value) => {
+            Some(value.to_str().map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?)
+        }
     };
     Credentials::parse(header).map_err(|e| ApiError::unauthorized(e.to_string()))
 }

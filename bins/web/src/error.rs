@@ -12,39 +12,51 @@ pub struct ApiError {
     pub message: String,
     /// The error class name; omitted for auth failures, as upstream does.
     pub error: Option<&'static str>,
+    /// Seconds, for 503s a client should retry.
+    pub retry_after: Option<u32>,
 }
 
 impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>, error: &'static str) -> Self {
+        Self { status, message: message.into(), error: Some(error), retry_after: None }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message, "InvalidRequestError")
+    }
+
+    pub fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, message, "PayloadTooLargeError")
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        tracing::error!(message = %message.into(), "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "An unknown error occurred")
+    }
+
+    pub fn unavailable() -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable", "ServiceUnavailableError")
+    }
+
+    /// 503 with `Retry-After`: the ingestion backlog is full.
+    pub fn overloaded(message: impl Into<String>) -> Self {
+        Self { retry_after: Some(5), ..Self::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError") }
+    }
+
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::UNAUTHORIZED,
-            message: message.into(),
-            error: None,
-        }
+        Self { status: StatusCode::UNAUTHORIZED, message: message.into(), error: None, retry_after: None }
     }
 
     pub fn forbidden(message: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::FORBIDDEN,
-            message: message.into(),
-            error: Some("ForbiddenError"),
-        }
+        Self::new(StatusCode::FORBIDDEN, message, "ForbiddenError")
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::NOT_FOUND,
-            message: message.into(),
-            error: Some("LangfuseNotFoundError"),
-        }
+        Self::new(StatusCode::NOT_FOUND, message, "LangfuseNotFoundError")
     }
 
     pub fn method_not_allowed() -> Self {
-        Self {
-            status: StatusCode::METHOD_NOT_ALLOWED,
-            message: "Method not allowed".into(),
-            error: Some("MethodNotAllowedError"),
-        }
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed", "MethodNotAllowedError")
     }
 }
 
@@ -52,17 +64,9 @@ impl From<storage::Error> for ApiError {
     fn from(error: storage::Error) -> Self {
         tracing::error!(%error, "storage error while serving a request");
         if error.is_unavailable() {
-            Self {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                message: "Service Unavailable".into(),
-                error: Some("ServiceUnavailableError"),
-            }
+            Self::unavailable()
         } else {
-            Self {
-                status: StatusCode::INTERNAL_SERVER_ERROR,
-                message: "Internal Server Error".into(),
-                error: Some("An unknown error occurred"),
-            }
+            Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error", "An unknown error occurred")
         }
     }
 }
@@ -73,6 +77,10 @@ impl IntoResponse for ApiError {
             Some(error) => json!({ "message": self.message, "error": error }),
             None => json!({ "message": self.message }),
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }

@@ -6,6 +6,8 @@ mod api;
 mod app;
 mod auth;
 mod error;
+mod grpc;
+mod ingest;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -14,6 +16,6 @@ async fn main() -> anyhow::Result<()> {
     service::install_crypto_provider();
     service::log_config(&config);
     let shutdown = service::shutdown_token();
-    let state = app::AppState::build(config).await?;
+    let state = app::AppState::build(config, &shutdown).await?;
     app::serve(state, shutdown).await
 }

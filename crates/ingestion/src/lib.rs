@@ -3,3 +3,4 @@
 
 pub mod accept;
 pub mod otel;
+pub mod process;

@@ -4,6 +4,8 @@ use sqlx::PgPool;
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 
+const INGESTION_STREAM: &str = "loupe:ingestion";
+
 /// Connections to the four stores, built from the configuration.
 #[derive(Clone)]
 pub struct Stores {
@@ -22,6 +24,11 @@ impl Stores {
             redis: storage::redis::connect(&config.redis).context("redis")?,
             blobs: BlobStore::connect(&config.blob).context("blob storage")?,
         })
+    }
+
+    /// The Redis stream web appends accepted payloads to and workers consume.
+    pub fn ingestion_queue(&self) -> storage::queue::IngestionQueue {
+        storage::queue::IngestionQueue::new(self.redis.clone(), INGESTION_STREAM)
     }
 
     /// Applies both schemas (serialised across instances) and, when configured, the headless

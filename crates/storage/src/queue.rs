@@ -146,6 +146,21 @@ impl IngestionQueue {
         Ok(reply.claimed.into_iter().map(delivery).collect())
     }
 
+    /// Parks an entry that can never be processed on `<stream>:dead` with the reason, then
+    /// acknowledges it: visible to operators, replayable, and out of the backlog.
+    pub async fn dead_letter(&self, delivery: &Delivery, reason: &str) -> Result<()> {
+        let job = match &delivery.job {
+            Ok(job) => serde_json::to_string(job).unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let mut connection = self.connection().await?;
+        let dead = format!("{}:dead", self.stream);
+        let fields = [("entry", delivery.id.as_str()), (JOB_FIELD, job.as_str()), ("reason", reason)];
+        connection.xadd::<_, _, _, _, String>(&dead, "*", &fields).await.map_err(unavailable)?;
+        drop(connection);
+        self.complete(std::slice::from_ref(&delivery.id)).await
+    }
+
     /// Acknowledges and deletes processed entries in one round trip.
     pub async fn complete(&self, ids: &[String]) -> Result<()> {
         if ids.is_empty() {

@@ -3,6 +3,7 @@
 
 mod admin;
 mod health;
+mod otel;
 mod projects;
 
 use axum::Router;
@@ -16,6 +17,7 @@ pub fn routes() -> Router<AppState> {
         .merge(health::routes())
         .merge(projects::routes())
         .merge(admin::routes())
+        .merge(otel::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

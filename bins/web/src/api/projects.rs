@@ -34,7 +34,7 @@ struct OrganizationDto {
     name: String,
 }
 
-async fn list(ProjectAuth(project): ProjectAuth) -> Json<Projects> {
+async fn list(ProjectAuth { project, .. }: ProjectAuth) -> Json<Projects> {
     Json(Projects {
         data: vec![ProjectDto {
             id: project.id,

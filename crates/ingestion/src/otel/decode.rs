@@ -108,7 +108,7 @@ fn decompress<'a>(
 
 /// Every span needs a 16-byte trace id and an 8-byte span id, not all zero (the OTLP spec calls
 /// those invalid); a parent id is empty or 8 bytes. The error names the span by its position.
-fn validate(request: &ExportTraceServiceRequest) -> Result<(), DecodeError> {
+pub fn validate(request: &ExportTraceServiceRequest) -> Result<(), DecodeError> {
     let mut index = 0;
     for (r, resource_spans) in request.resource_spans.iter().enumerate() {
         for (s, scope_spans) in resource_spans.scope_spans.iter().enumerate() {

@@ -1,1 +1,23 @@
 //! OTLP traces: decoding (protobuf, JSON, gzip) and conversion of spans into events.
+//!
+//! `decode` turns a request body into an `ExportTraceServiceRequest` whose spans all have valid
+//! ids; `convert` turns each span into a v4 event plus the trace-level attributes it carried.
+//! The attribute rules follow public-api.md §3 and storage.md §7.3; their key lists are in `keys`.
+
+mod attributes;
+mod convert;
+mod decode;
+mod io;
+mod json;
+mod keys;
+mod mapping;
+mod metadata;
+mod types;
+mod usage;
+
+#[cfg(test)]
+mod tests;
+
+pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
+pub use decode::{DEFAULT_MAX_DECODED_BYTES, DecodeError, decode, decode_with_limit, validate};
+pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;

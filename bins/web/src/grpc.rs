@@ -1,0 +1,71 @@
+//! OTLP over gRPC (`TraceService/Export` on `LANGFUSE_OTEL_GRPC_PORT`): the same authentication,
+//! SDK headers, validation and acceptance as the HTTP endpoint, read from gRPC metadata.
+
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use axum::http::StatusCode;
+use bytes::Bytes;
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{TraceService, TraceServiceServer};
+use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
+use prost::Message;
+use tokio_util::sync::CancellationToken;
+use tonic::codec::CompressionEncoding;
+use tonic::{Request, Response, Status};
+
+use crate::app::AppState;
+use crate::auth::authenticate_project;
+use crate::error::ApiError;
+use crate::ingest;
+
+struct OtlpTraces {
+    state: AppState,
+}
+
+#[tonic::async_trait]
+impl TraceService for OtlpTraces {
+    async fn export(
+        &self,
+        request: Request<ExportTraceServiceRequest>,
+    ) -> Result<Response<ExportTraceServiceResponse>, Status> {
+        let headers = request.metadata().clone().into_headers();
+        let auth = authenticate_project(&self.state, &headers).await.map_err(status)?;
+        let sender = ingest::sender(&auth, &headers).map_err(status)?;
+        let export = request.into_inner();
+        ingestion::otel::validate(&export).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let spans: usize = export.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
+        if spans > 0 {
+            let protobuf = Bytes::from(export.encode_to_vec());
+            self.state.acceptor.accept_otlp(&sender, protobuf).await.map_err(|e| status(ingest::accept_error(e)))?;
+        }
+        Ok(Response::new(ExportTraceServiceResponse { partial_success: None }))
+    }
+}
+
+/// The HTTP status of an API error, in gRPC terms (clients retry UNAVAILABLE).
+fn status(error: ApiError) -> Status {
+    let message = error.message;
+    match error.status {
+        StatusCode::UNAUTHORIZED => Status::unauthenticated(message),
+        StatusCode::FORBIDDEN => Status::permission_denied(message),
+        StatusCode::BAD_REQUEST | StatusCode::UNSUPPORTED_MEDIA_TYPE => Status::invalid_argument(message),
+        StatusCode::PAYLOAD_TOO_LARGE => Status::resource_exhausted(message),
+        StatusCode::SERVICE_UNAVAILABLE => Status::unavailable(message),
+        _ => Status::internal(message),
+    }
+}
+
+pub async fn serve(state: AppState, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let server = &state.config.server;
+    let address = SocketAddr::new(server.listen_address, server.otel_grpc_port);
+    let limit = state.config.ingestion.max_body_bytes;
+    let service = TraceServiceServer::new(OtlpTraces { state })
+        .accept_compressed(CompressionEncoding::Gzip)
+        .max_decoding_message_size(limit);
+    tracing::info!(%address, "otlp grpc listening");
+    tonic::transport::Server::builder()
+        .add_service(service)
+        .serve_with_shutdown(address, shutdown.cancelled_owned())
+        .await
+        .with_context(|| format!("otlp grpc server on {address}"))
+}

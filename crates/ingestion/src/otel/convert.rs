@@ -1,0 +1,295 @@
+//! OTel span → v4 event (one `events_full` row per span), plus the trace-level attributes each
+//! span carried for the v3 `traces` table in the dual and legacy write modes (storage.md §7.3,
+//! public-api.md §3.3–3.6).
+
+use domain::event::{Event, Metadata, Micros, OtelOrigin};
+use domain::sdk::SdkInfo;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+use serde_json::{Map, Value};
+
+use super::attributes::{Attributes, to_text};
+use super::io::{IoDomain, IoSource};
+use super::metadata::{Domain, Leaves, flatten_attributes, flatten_into, raw_attributes, user_metadata};
+use super::types::{TypeInputs, observation_type};
+use super::{io, keys, mapping, usage};
+
+/// Request-level facts the spans do not carry.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertContext {
+    pub project_id: String,
+    /// When the request was accepted: `created_at`, `updated_at` and `event_ts` of every event.
+    pub received_at: Micros,
+    /// Where the raw request was stored.
+    pub blob_storage_file_path: String,
+    pub sdk: SdkInfo,
+    /// The project key the request authenticated with (`ingestion_api_key`).
+    pub public_key: String,
+}
+
+/// The trace-level attributes one span carried, shaped like upstream's `trace-create` body:
+/// full for a root span, trace-attribute fields only for a non-root span with trace updates,
+/// and just environment and timestamp otherwise (a "shallow" trace). `None`: the span did not say.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceAttributes {
+    pub name: Option<String>,
+    pub user_id: Option<String>,
+    pub session_id: Option<String>,
+    pub release: Option<String>,
+    pub version: Option<String>,
+    /// Always resolved (falls back to `default`): upstream writes it on every trace event.
+    pub environment: String,
+    pub tags: Option<Vec<String>>,
+    pub public: Option<bool>,
+    pub metadata: Metadata,
+    pub input: Option<String>,
+    pub output: Option<String>,
+    /// The span's start.
+    pub timestamp: Micros,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvertedSpan {
+    /// Complete for a direct write to `events_full`, trace attributes taken from the span itself.
+    pub event: Event,
+    pub trace: TraceAttributes,
+    /// No parent, or `langfuse.internal.as_root`.
+    pub is_root: bool,
+    /// Carries trace-level attributes (public-api.md §3.3).
+    pub has_trace_update: bool,
+}
+
+/// Converts every span of a decoded request, in request order. Conversion never fails: a
+/// value that cannot be read is left out of its field, and unknown attributes are kept as
+/// metadata.
+pub fn convert(request: &ExportTraceServiceRequest, context: &ConvertContext) -> Vec<ConvertedSpan> {
+    let mut converted = Vec::new();
+    for resource_spans in &request.resource_spans {
+        let resource = ResourceView::new(resource_spans.resource.as_ref().map(|r| r.attributes.as_slice()));
+        for scope_spans in &resource_spans.scope_spans {
+            let scope = ScopeView::new(scope_spans.scope.as_ref());
+            for span in &scope_spans.spans {
+                converted.push(convert_span(span, &resource, &scope, context));
+            }
+        }
+    }
+    converted
+}
+
+struct ResourceView {
+    attributes: Attributes,
+    /// `langfuse.trace.metadata*` set on the resource.
+    trace_metadata: Map<String, Value>,
+    /// `resourceAttributes.*`.
+    metadata: Metadata,
+}
+
+impl ResourceView {
+    fn new(attributes: Option<&[opentelemetry_proto::tonic::common::v1::KeyValue]>) -> Self {
+        let attributes = Attributes::from_key_values(attributes.unwrap_or_default());
+        let mut metadata = Metadata::new();
+        flatten_attributes(&mut metadata, "resourceAttributes", &attributes);
+        Self { trace_metadata: user_metadata(&attributes, Domain::Trace), metadata, attributes }
+    }
+
+    fn text(&self, key: &str) -> String {
+        self.attributes.get(key).map(to_text).unwrap_or_default()
+    }
+}
+
+struct ScopeView {
+    name: String,
+    version: String,
+    is_langfuse_sdk: bool,
+    /// `scope.name`, `scope.version`, `scope.attributes.*`.
+    metadata: Metadata,
+}
+
+impl ScopeView {
+    fn new(scope: Option<&InstrumentationScope>) -> Self {
+        let name = scope.map(|s| s.name.clone()).unwrap_or_default();
+        let version = scope.map(|s| s.version.clone()).unwrap_or_default();
+        let attributes = Attributes::from_key_values(scope.map(|s| s.attributes.as_slice()).unwrap_or_default());
+        let mut metadata = Metadata::new();
+        for (key, value) in [("scope.name", &name), ("scope.version", &version)] {
+            if !value.is_empty() {
+                metadata.insert(key.to_owned(), value.clone());
+            }
+        }
+        flatten_attributes(&mut metadata, "scope.attributes", &attributes);
+        Self { is_langfuse_sdk: name.starts_with(keys::LANGFUSE_SDK_SCOPE_PREFIX), name, version, metadata }
+    }
+}
+
+fn nanos_to_micros(nanos: u64) -> Option<Micros> {
+    // u64::MAX / 1000 fits in an i64.
+    (nanos != 0).then(|| (nanos / 1000) as Micros)
+}
+
+/// Lower-case hex; an all-zero id (some exporters' "no parent") is no id.
+fn hex_id(bytes: &[u8]) -> String {
+    if bytes.iter().all(|b| *b == 0) { String::new() } else { hex::encode(bytes) }
+}
+
+fn convert_span(span: &Span, resource: &ResourceView, scope: &ScopeView, context: &ConvertContext) -> ConvertedSpan {
+    let attributes = Attributes::from_key_values(&span.attributes);
+    let io_source = IoSource { attributes: &attributes, events: &span.events, scope_name: &scope.name };
+
+    let litellm_trace_id =
+        (scope.name == keys::LITELLM_SCOPE).then(|| attributes.truthy(keys::LITELLM_TRACE_ID).map(to_text));
+    let trace_id = litellm_trace_id.flatten().unwrap_or_else(|| hex_id(&span.trace_id));
+    let parent_span_id = hex_id(&span.parent_span_id);
+    let start = nanos_to_micros(span.start_time_unix_nano);
+    let end = nanos_to_micros(span.end_time_unix_nano);
+    let start_time = start.or(end).unwrap_or(context.received_at);
+    let end_time = end.unwrap_or(start_time);
+
+    let is_root = mapping::is_root(&parent_span_id, &attributes);
+    let has_trace_update = mapping::has_trace_update(&attributes);
+    let name = mapping::observation_name(&span.name, &attributes);
+    let environment = mapping::environment(&attributes, &resource.attributes);
+    let version = mapping::version(&attributes, &resource.attributes);
+    let release = mapping::release(&attributes, &resource.attributes);
+    let explicit_trace_name = attributes.get(keys::TRACE_NAME).map(to_text);
+    // A root span names its trace when no trace name is given (as the v3 trace record does).
+    let trace_name = explicit_trace_name.clone().or_else(|| is_root.then(|| name.clone()));
+    let user_id = mapping::user_id(&attributes);
+    let session_id = mapping::session_id(&attributes);
+    let tags = mapping::tags(&attributes);
+    let public = mapping::public(&attributes);
+    let (prompt_name, prompt_version) = mapping::prompt(&attributes);
+    let observation_io = io::extract(&io_source, IoDomain::Observation);
+
+    let user = |domains: &[Domain]| {
+        let mut merged = resource.trace_metadata.clone();
+        for domain in domains {
+            merged.extend(user_metadata(&attributes, *domain));
+        }
+        let mut metadata = Metadata::new();
+        flatten_into(&mut metadata, "", &Value::Object(merged), Leaves::UnwrapJsonStrings);
+        metadata
+    };
+    let with_context = |mut metadata: Metadata, raw: bool| {
+        if raw && !scope.is_langfuse_sdk {
+            raw_attributes(&mut metadata, &attributes);
+        }
+        metadata.extend(resource.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+        metadata.extend(scope.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+        metadata
+    };
+    // The observation's own metadata keys win over the trace's.
+    let metadata = with_context(user(&[Domain::Trace, Domain::Observation]), true);
+
+    let trace = if is_root {
+        let trace_io = io::extract(&io_source, IoDomain::Trace);
+        TraceAttributes {
+            name: trace_name.clone(),
+            metadata: metadata.clone(),
+            input: trace_io.input.as_ref().map(to_text),
+            output: trace_io.output.as_ref().map(to_text),
+            ..trace_fields(&attributes, &environment, &version, &release, start_time)
+        }
+    } else if has_trace_update {
+        TraceAttributes {
+            name: explicit_trace_name,
+            metadata: with_context(user(&[Domain::Trace]), false),
+            input: attributes.get(keys::TRACE_INPUT).map(to_text),
+            output: attributes.get(keys::TRACE_OUTPUT).map(to_text),
+            ..trace_fields(&attributes, &environment, &version, &release, start_time)
+        }
+    } else {
+        TraceAttributes { environment: environment.clone(), timestamp: start_time, ..Default::default() }
+    };
+
+    let provided_usage_details = usage::provided_usage(&attributes, &scope.name);
+    let provided_cost_details = usage::provided_cost(&attributes);
+    let event = Event {
+        project_id: context.project_id.clone(),
+        trace_id,
+        span_id: hex::encode(&span.span_id),
+        parent_span_id,
+        start_time,
+        end_time: Some(end_time),
+        observation_type: observation_type(&TypeInputs {
+            attributes: &attributes,
+            resource: &resource.attributes,
+            scope_name: &scope.name,
+            scope_version: &scope.version,
+        }),
+        level: mapping::level(&attributes, span.status.as_ref(), &scope.name, &span.name),
+        status_message: mapping::status_message(&attributes, span.status.as_ref()),
+        name,
+        environment,
+        version: version.unwrap_or_default(),
+        release: release.unwrap_or_default(),
+        trace_name: trace_name.unwrap_or_default(),
+        user_id: user_id.unwrap_or_default(),
+        session_id: session_id.unwrap_or_default(),
+        tags: tags.unwrap_or_default(),
+        completion_start_time: mapping::completion_start_time(&attributes, start_time),
+        is_app_root: mapping::is_app_root(&attributes),
+        bookmarked: false,
+        public: public.unwrap_or(false),
+        prompt_id: String::new(),
+        prompt_name: prompt_name.unwrap_or_default(),
+        prompt_version,
+        model_id: String::new(),
+        provided_model_name: mapping::model_name(&attributes).unwrap_or_default(),
+        model_parameters: mapping::model_parameters(&attributes, &scope.name),
+        usage_details: provided_usage_details.clone(),
+        provided_usage_details,
+        cost_details: provided_cost_details.clone(),
+        provided_cost_details,
+        tool_definitions: Default::default(),
+        tool_calls: Vec::new(),
+        tool_call_names: Vec::new(),
+        input: observation_io.input.as_ref().map(to_text).unwrap_or_default(),
+        output: observation_io.output.as_ref().map(to_text).unwrap_or_default(),
+        metadata,
+        experiment: mapping::experiment(&attributes),
+        source: "otel".to_owned(),
+        origin: OtelOrigin {
+            service_name: resource.text(keys::SERVICE_NAME),
+            service_version: resource.text(keys::SERVICE_VERSION),
+            scope_name: scope.name.clone(),
+            scope_version: scope.version.clone(),
+            telemetry_sdk_language: resource.text(keys::TELEMETRY_SDK_LANGUAGE),
+            telemetry_sdk_name: resource.text(keys::TELEMETRY_SDK_NAME),
+            telemetry_sdk_version: resource.text(keys::TELEMETRY_SDK_VERSION),
+        },
+        blob_storage_file_path: context.blob_storage_file_path.clone(),
+        // The span's encoded size: a cheap, stable measure (upstream measures the span's JSON).
+        event_bytes: span.encoded_len() as u64,
+        created_at: context.received_at,
+        updated_at: context.received_at,
+        event_ts: context.received_at,
+        is_deleted: false,
+        ingestion_api_key: context.public_key.clone(),
+        ingestion_sdk_name: context.sdk.family().map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
+        ingestion_sdk_version: context.sdk.version.clone().unwrap_or_else(|| "unknown".to_owned()),
+    };
+    ConvertedSpan { event, trace, is_root, has_trace_update }
+}
+
+/// The trace fields shared by root spans and trace updates.
+fn trace_fields(
+    attributes: &Attributes,
+    environment: &str,
+    version: &Option<String>,
+    release: &Option<String>,
+    timestamp: Micros,
+) -> TraceAttributes {
+    TraceAttributes {
+        user_id: mapping::user_id(attributes),
+        session_id: mapping::session_id(attributes),
+        release: release.clone(),
+        version: version.clone(),
+        environment: environment.to_owned(),
+        tags: mapping::tags(attributes),
+        public: mapping::public(attributes),
+        timestamp,
+        ..Default::default()
+    }
+}

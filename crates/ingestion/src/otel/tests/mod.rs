@@ -1,0 +1,3 @@
+//! Tests of the OTLP decoding and conversion: unit tests per rule family, a replay of every
+//! OTLP request in the SDK captures, and a no-panic property for the decoder.
+#![allow(clippy::unwrap_used, clippy::expect_used)]

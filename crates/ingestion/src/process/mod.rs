@@ -1,0 +1,199 @@
+//! The worker side of ingestion: read accepted payloads from the stream, turn them into rows for
+//! the configured write mode, insert them in large batches, and only then acknowledge.
+//!
+//! Every step is at-least-once: a crash anywhere before the acknowledgement means the entry is
+//! processed again (by this worker on restart, or by another after `claim_idle`), and because a
+//! re-processed payload yields identical rows (same ids, same `event_ts`), the tables' replacing
+//! merge keeps exactly one.
+
+mod batch;
+mod route;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+use tokio_util::sync::CancellationToken;
+
+use domain::config::{IngestionSettings, MigrationSettings};
+use storage::blob::BlobStore;
+use storage::clickhouse::ClickHouse;
+use storage::queue::{Delivery, IngestionQueue};
+
+use batch::Batch;
+pub use route::{Prepared, prepare_otlp};
+
+/// Why a delivery could not be turned into rows.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// Retrying will not help (missing blob, undecodable payload): the entry goes to the
+    /// dead-letter stream with this reason, so nothing disappears silently.
+    #[error("{0}")]
+    Permanent(String),
+    /// A store is down; the entry stays pending and is retried.
+    #[error("{0}")]
+    Transient(String),
+}
+
+pub struct Processor {
+    pub blobs: BlobStore,
+    pub queue: IngestionQueue,
+    pub clickhouse: ClickHouse,
+    pub migration: MigrationSettings,
+    pub settings: IngestionSettings,
+    /// This worker's name in the consumer group; stable across restarts of the same host so it
+    /// picks up its own unfinished entries first.
+    pub consumer: String,
+}
+
+/// Payloads prepared concurrently (blob reads and decoding overlap).
+const PREPARE_CONCURRENCY: usize = 8;
+const READ_COUNT: usize = 64;
+
+impl Processor {
+    pub async fn run(self, shutdown: CancellationToken) {
+        let this = Arc::new(self);
+        while let Err(error) = this.queue.ensure_group().await {
+            tracing::warn!(%error, "ingestion queue unavailable; retrying");
+            if sleep_or_shutdown(Duration::from_secs(1), &shutdown).await {
+                return;
+            }
+        }
+        tracing::info!(consumer = %this.consumer, "ingestion processor started");
+        let mut batch = Batch::default();
+        let mut last_claim = Instant::now() - this.settings.claim_idle;
+        loop {
+            if shutdown.is_cancelled() {
+                // Best effort: what is not flushed stays pending and is processed after restart.
+                this.flush(&mut batch, &shutdown).await;
+                tracing::info!("ingestion processor stopped");
+                return;
+            }
+            let wait = match batch.age() {
+                None => Duration::from_secs(1),
+                Some(age) => this.settings.flush_interval.saturating_sub(age).max(Duration::from_millis(1)),
+            };
+            let mut deliveries = match this.queue.read(&this.consumer, READ_COUNT, wait).await {
+                Ok(deliveries) => deliveries,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read the ingestion queue; retrying");
+                    let _ = sleep_or_shutdown(Duration::from_secs(1), &shutdown).await;
+                    continue;
+                }
+            };
+            if last_claim.elapsed() >= this.settings.claim_idle / 2 {
+                last_claim = Instant::now();
+                match this.queue.claim_stale(&this.consumer, this.settings.claim_idle, READ_COUNT).await {
+                    Ok(claimed) if !claimed.is_empty() => {
+                        tracing::info!(entries = claimed.len(), "took over unfinished ingestion entries");
+                        deliveries.extend(claimed);
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(%error, "cannot claim stale ingestion entries"),
+                }
+            }
+            this.prepare_all(deliveries, &mut batch).await;
+            let due = batch.age().is_some_and(|age| age >= this.settings.flush_interval);
+            if batch.rows() >= this.settings.batch_max_rows || due {
+                this.flush(&mut batch, &shutdown).await;
+            }
+        }
+    }
+
+    async fn prepare_all(self: &Arc<Self>, deliveries: Vec<Delivery>, batch: &mut Batch) {
+        let results: Vec<_> = futures::stream::iter(deliveries)
+            .map(|delivery| {
+                let this = Arc::clone(self);
+                async move {
+                    let result = this.prepare(&delivery).await;
+                    (delivery, result)
+                }
+            })
+            .buffer_unordered(PREPARE_CONCURRENCY)
+            .collect()
+            .await;
+        for (delivery, result) in results {
+            match result {
+                Ok(prepared) => batch.add(delivery.id, prepared),
+                Err(ProcessError::Transient(reason)) => {
+                    // Left pending: claimed again once idle, by this worker or another.
+                    tracing::warn!(entry = %delivery.id, %reason, "ingestion entry will be retried");
+                }
+                Err(ProcessError::Permanent(reason)) => {
+                    tracing::error!(entry = %delivery.id, %reason, "ingestion entry moved to the dead-letter stream");
+                    if let Err(error) = self.queue.dead_letter(&delivery, &reason).await {
+                        tracing::warn!(%error, "cannot dead-letter an entry; it stays pending");
+                    }
+                }
+            }
+        }
+    }
+
+    async fn prepare(&self, delivery: &Delivery) -> Result<Prepared, ProcessError> {
+        let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
+        let payload = match self.blobs.store().get(&Path::from(job.blob_key.as_str())).await {
+            Ok(object) => object.bytes().await.map_err(|e| ProcessError::Transient(format!("blob read: {e}")))?,
+            Err(object_store::Error::NotFound { .. }) => {
+                return Err(ProcessError::Permanent(format!("payload {} is missing from blob storage", job.blob_key)));
+            }
+            Err(e) => return Err(ProcessError::Transient(format!("blob read: {e}"))),
+        };
+        let migration = self.migration.clone();
+        tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration))
+            .await
+            .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
+    }
+
+    /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is
+    /// unreachable. Reading stops meanwhile, which bounds memory to one batch.
+    async fn flush(&self, batch: &mut Batch, shutdown: &CancellationToken) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut delay = Duration::from_millis(200);
+        loop {
+            let started = Instant::now();
+            match storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await {
+                Ok(()) => {
+                    tracing::debug!(
+                        rows = batch.rows(),
+                        entries = batch.entries(),
+                        ms = started.elapsed().as_millis() as u64,
+                        "ingestion batch inserted"
+                    );
+                    break;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, rows = batch.rows(), retry_in_ms = delay.as_millis() as u64, "insert failed");
+                    if sleep_or_shutdown(delay, shutdown).await {
+                        return;
+                    }
+                    delay = (delay * 2).min(Duration::from_secs(10));
+                }
+            }
+        }
+        loop {
+            match self.queue.complete(batch.ids()).await {
+                Ok(()) => break,
+                Err(error) => {
+                    // The rows are in; retrying the acknowledgement only avoids a harmless re-insert.
+                    tracing::warn!(%error, "cannot acknowledge ingestion entries; retrying");
+                    if sleep_or_shutdown(Duration::from_secs(1), shutdown).await {
+                        return;
+                    }
+                }
+            }
+        }
+        batch.clear();
+    }
+}
+
+/// Sleeps, or returns `true` at once when shutdown was requested.
+async fn sleep_or_shutdown(duration: Duration, shutdown: &CancellationToken) -> bool {
+    tokio::select! {
+        _ = shutdown.cancelled() => true,
+        _ = tokio::time::sleep(duration) => false,
+    }
+}
