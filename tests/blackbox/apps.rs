@@ -13,11 +13,7 @@ pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
     let path = dir.join(name);
-    assert!(
-        path.exists(),
-        "{} not built: `just test` builds the binaries before the tests",
-        path.display()
-    );
+    assert!(path.exists(), "{} not built: `just test` builds the binaries before the tests", path.display());
     path
 }
 
@@ -30,11 +26,7 @@ pub fn http() -> reqwest::Client {
 
 /// A loopback port nobody listens on right now.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// One test's stack: its own databases, and the environment pointing at them.
@@ -64,27 +56,39 @@ impl Stack {
         ] {
             env.insert(k.into(), v.into());
         }
+        // Tests run in parallel: every web needs its own gRPC port too.
+        env.insert("LANGFUSE_OTEL_GRPC_PORT".into(), free_port().to_string());
         Self { pg, ch, env }
     }
 }
 
-/// A running binary; killed when dropped so a failing test leaves nothing behind.
+/// A running binary; killed when dropped so a failing test leaves nothing behind. Its output goes
+/// to a log file whose tail is shown when the test fails because of it.
 pub struct App {
     pub child: Child,
     pub base_url: String,
+    pub log: PathBuf,
 }
 
 impl App {
     pub fn spawn(name: &str, env: &BTreeMap<String, String>, port: u16) -> Self {
+        let log = std::env::temp_dir().join(format!("loupe-blackbox-{name}-{port}.log"));
+        let file = std::fs::File::create(&log).unwrap();
         let child = command(name, env)
             .env("PORT", port.to_string())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        Self {
-            child,
-            base_url: format!("http://127.0.0.1:{port}"),
-        }
+        Self { child, base_url: format!("http://127.0.0.1:{port}"), log }
+    }
+
+    /// The last lines the process printed.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
     /// Polls `path` until it answers 200, or fails after `limit` with what the process printed.
@@ -98,9 +102,9 @@ impl App {
                 return;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("process exited with {status} before becoming healthy");
+                panic!("process exited with {status} before becoming healthy:\n{}", self.log_tail());
             }
-            assert!(Instant::now() < deadline, "{path} not healthy within {limit:?}");
+            assert!(Instant::now() < deadline, "{path} not healthy within {limit:?}:\n{}", self.log_tail());
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -126,8 +130,5 @@ pub async fn run_to_exit(name: &str, env: &BTreeMap<String, String>) -> (Option<
         .await
         .expect("the binary should have exited")
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
 }

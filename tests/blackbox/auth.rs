@@ -25,8 +25,7 @@ async fn get(app: &App, path: &str, authorization: Option<&str>) -> (u16, Value)
 async fn started() -> (Stack, App) {
     let stack = Stack::new().await;
     let mut app = App::spawn("web", &stack.env, free_port());
-    app.wait_healthy("/api/public/health", Duration::from_secs(60))
-        .await;
+    app.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
     (stack, app)
 }
 
@@ -45,28 +44,17 @@ async fn project_keys() {
         (None, "No authorization header"),
         (Some(basic(PUBLIC_KEY, "sk-lf-wrong")), "Invalid credentials"),
         (Some(basic("pk-lf-unknown", SECRET_KEY)), "Invalid credentials"),
-        (
-            Some("Basic not-base64!".to_owned()),
-            "Invalid authorization header",
-        ),
+        (Some("Basic not-base64!".to_owned()), "Invalid authorization header"),
         (Some("Token abc".to_owned()), "Invalid authorization header"),
         (Some("Bearer pk-lf-unknown".to_owned()), "Invalid public key"),
     ];
     for (header, message) in refusals {
         let (status, body) = get(&app, "/api/public/projects", header.as_deref()).await;
         assert_eq!(status, 401, "{header:?}: {body}");
-        assert!(
-            body["message"].as_str().unwrap().contains(message),
-            "{header:?}: {body}"
-        );
+        assert!(body["message"].as_str().unwrap().contains(message), "{header:?}: {body}");
     }
     // A public key alone identifies the project but does not open this endpoint.
-    let (status, body) = get(
-        &app,
-        "/api/public/projects",
-        Some(&format!("Bearer {PUBLIC_KEY}")),
-    )
-    .await;
+    let (status, body) = get(&app, "/api/public/projects", Some(&format!("Bearer {PUBLIC_KEY}"))).await;
     assert_eq!(status, 403, "{body}");
 }
 
@@ -89,30 +77,11 @@ async fn secret_of_one_project_does_not_open_another() {
     .await
     .unwrap();
 
-    let (status, body) = get(
-        &app,
-        "/api/public/projects",
-        Some(&basic("pk-lf-other", "sk-lf-other")),
-    )
-    .await;
-    assert_eq!(
-        (status, body["data"][0]["id"].as_str()),
-        (200, Some("other")),
-        "{body}"
-    );
-    let (status, _) = get(
-        &app,
-        "/api/public/projects",
-        Some(&basic(PUBLIC_KEY, "sk-lf-other")),
-    )
-    .await;
+    let (status, body) = get(&app, "/api/public/projects", Some(&basic("pk-lf-other", "sk-lf-other"))).await;
+    assert_eq!((status, body["data"][0]["id"].as_str()), (200, Some("other")), "{body}");
+    let (status, _) = get(&app, "/api/public/projects", Some(&basic(PUBLIC_KEY, "sk-lf-other"))).await;
     assert_eq!(status, 401);
-    let (status, _) = get(
-        &app,
-        "/api/public/projects",
-        Some(&basic("pk-lf-other", SECRET_KEY)),
-    )
-    .await;
+    let (status, _) = get(&app, "/api/public/projects", Some(&basic("pk-lf-other", SECRET_KEY))).await;
     assert_eq!(status, 401);
 }
 
@@ -123,11 +92,7 @@ async fn admin_endpoints_need_the_admin_key() {
     let (status, body) = get(&app, path, Some(&format!("Bearer {ADMIN_KEY}"))).await;
     assert_eq!(status, 200, "{body}");
     assert!(body["data"].is_array(), "{body}");
-    for header in [
-        None,
-        Some("Bearer wrong-key".to_owned()),
-        Some(basic(PUBLIC_KEY, SECRET_KEY)),
-    ] {
+    for header in [None, Some("Bearer wrong-key".to_owned()), Some(basic(PUBLIC_KEY, SECRET_KEY))] {
         let (status, body) = get(&app, path, header.as_deref()).await;
         assert_eq!(status, 401, "{header:?}: {body}");
     }
@@ -139,11 +104,8 @@ async fn unknown_paths_and_methods_answer_json() {
     let (status, body) = get(&app, "/api/public/nothing-here", None).await;
     assert_eq!(status, 404);
     assert_eq!(body["error"], "LangfuseNotFoundError");
-    let response = crate::apps::http()
-        .delete(format!("{}/api/public/health", app.base_url))
-        .send()
-        .await
-        .unwrap();
+    let response =
+        crate::apps::http().delete(format!("{}/api/public/health", app.base_url)).send().await.unwrap();
     assert_eq!(response.status(), 405);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["message"], "Method not allowed");

@@ -24,23 +24,14 @@ fn env(extra: &[(&str, &str)]) -> BTreeMap<String, String> {
 type Case = (&'static [(&'static str, &'static str)], &'static [&'static str]);
 
 const CASES: &[Case] = &[
-    (
-        &[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall")],
-        &["LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"],
-    ),
+    (&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall")], &["LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"]),
     (
         &[("LANGFUSE_MIGRATION_v4_WRITE_MODE", "legacy")],
-        &[
-            "LANGFUSE_MIGRATION_v4_WRITE_MODE",
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-        ],
+        &["LANGFUSE_MIGRATION_v4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_WRITE_MODE"],
     ),
     (
         &[("LANGFUSE_MIGRATION_V4_WRITE_MOD", "dual")],
-        &[
-            "LANGFUSE_MIGRATION_V4_WRITE_MOD",
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-        ],
+        &["LANGFUSE_MIGRATION_V4_WRITE_MOD", "LANGFUSE_MIGRATION_V4_WRITE_MODE"],
     ),
     (
         &[
@@ -63,10 +54,7 @@ const CASES: &[Case] = &[
     (
         &[
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
-            (
-                "LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL",
-                "true",
-            ),
+            ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "true"),
         ],
         &["LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL"],
     ),
@@ -82,15 +70,9 @@ async fn both_binaries_refuse_each_bad_configuration() {
     for binary in ["web", "worker"] {
         for (extra, expected) in CASES {
             let (code, stderr) = run_to_exit(binary, &env(extra)).await;
-            assert!(
-                matches!(code, Some(c) if c != 0),
-                "{binary} {extra:?} exited with {code:?}"
-            );
+            assert!(matches!(code, Some(c) if c != 0), "{binary} {extra:?} exited with {code:?}");
             for text in *expected {
-                assert!(
-                    stderr.contains(text),
-                    "{binary} {extra:?}: stderr does not name {text}:\n{stderr}"
-                );
+                assert!(stderr.contains(text), "{binary} {extra:?}: stderr does not name {text}:\n{stderr}");
             }
         }
     }
@@ -100,12 +82,9 @@ async fn both_binaries_refuse_each_bad_configuration() {
 async fn missing_infrastructure_settings_are_all_named() {
     let (code, stderr) = run_to_exit("web", &BTreeMap::new()).await;
     assert_eq!(code, Some(2), "{stderr}");
-    for name in [
-        "DATABASE_URL",
-        "CLICKHOUSE_URL",
-        "REDIS_CONNECTION_STRING",
-        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
-    ] {
+    for name in
+        ["DATABASE_URL", "CLICKHOUSE_URL", "REDIS_CONNECTION_STRING", "LANGFUSE_S3_EVENT_UPLOAD_BUCKET"]
+    {
         assert!(stderr.contains(name), "{name} not named:\n{stderr}");
     }
 }

@@ -14,10 +14,7 @@ async fn json(url: String) -> (u16, Value) {
 /// Sends SIGTERM and waits for a clean exit.
 async fn terminate(app: &mut App) {
     let pid = app.child.id().expect("still running");
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
+    let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
     assert!(status.success());
     let exit = tokio::time::timeout(Duration::from_secs(15), app.child.wait())
         .await
@@ -32,35 +29,23 @@ async fn web_and_worker_start_together_migrate_once_and_stop_on_sigterm() {
     // Started at the same moment on fresh databases: one migrates, the other waits on the lock.
     let mut web = App::spawn("web", &stack.env, free_port());
     let mut worker = App::spawn("worker", &stack.env, free_port());
-    web.wait_healthy("/api/public/health", Duration::from_secs(60))
-        .await;
+    web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
-    let (status, body) = json(format!(
-        "{}/api/health?failIfEventPropagationStuck=true",
-        worker.base_url
-    ))
-    .await;
+    let (status, body) =
+        json(format!("{}/api/health?failIfEventPropagationStuck=true", worker.base_url)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["dependencies"]["postgres"], "ok", "{body}");
     assert_eq!(body["dependencies"]["clickhouse"], "ok", "{body}");
     assert_eq!(body["dependencies"]["redis"], "ok", "{body}");
     assert_eq!(body["dependencies"]["blob_storage"], "ok", "{body}");
 
-    let (status, body) = json(format!(
-        "{}/api/public/health?failIfDatabaseUnavailable=true",
-        web.base_url
-    ))
-    .await;
+    let (status, body) =
+        json(format!("{}/api/public/health?failIfDatabaseUnavailable=true", web.base_url)).await;
     assert_eq!((status, body["status"].as_str()), (200, Some("OK")), "{body}");
 
-    let records: u64 = stack
-        .ch
-        .client()
-        .query("SELECT count() FROM loupe_schema_migrations")
-        .fetch_one()
-        .await
-        .unwrap();
+    let records: u64 =
+        stack.ch.client().query("SELECT count() FROM loupe_schema_migrations").fetch_one().await.unwrap();
     assert_eq!(records as usize, storage_migrations_count());
 
     terminate(&mut web).await;
@@ -72,14 +57,11 @@ async fn restart_is_harmless() {
     let stack = Stack::new().await;
     for _ in 0..2 {
         let mut web = App::spawn("web", &stack.env, free_port());
-        web.wait_healthy("/api/public/health", Duration::from_secs(60))
-            .await;
+        web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
         terminate(&mut web).await;
     }
-    let keys: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys")
-        .fetch_one(&stack.pg.pool().await)
-        .await
-        .unwrap();
+    let keys: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM api_keys").fetch_one(&stack.pg.pool().await).await.unwrap();
     assert_eq!(keys, 1, "bootstrap must not duplicate the key");
 }
 
@@ -90,34 +72,20 @@ async fn worker_health_reports_an_unreachable_store() {
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
     terminate(&mut worker).await;
     // Same databases (already migrated), but Redis now points where nothing listens.
-    stack
-        .env
-        .insert("REDIS_CONNECTION_STRING".into(), "redis://127.0.0.1:1".into());
+    stack.env.insert("REDIS_CONNECTION_STRING".into(), "redis://127.0.0.1:1".into());
     let port = free_port();
     let worker = App::spawn("worker", &stack.env, port);
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let (status, body) = loop {
-        if let Ok(response) = crate::apps::http()
-            .get(format!("{}/api/health", worker.base_url))
-            .send()
-            .await
+        if let Ok(response) = crate::apps::http().get(format!("{}/api/health", worker.base_url)).send().await
         {
-            break (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            );
+            break (response.status().as_u16(), response.json::<Value>().await.unwrap());
         }
         assert!(std::time::Instant::now() < deadline, "worker never answered");
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(status, 503, "{body}");
-    assert!(
-        body["dependencies"]["redis"]
-            .as_str()
-            .unwrap()
-            .starts_with("unavailable"),
-        "{body}"
-    );
+    assert!(body["dependencies"]["redis"].as_str().unwrap().starts_with("unavailable"), "{body}");
     assert_eq!(body["dependencies"]["postgres"], "ok", "{body}");
 }
 

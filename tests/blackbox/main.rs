@@ -6,4 +6,6 @@
 mod apps;
 mod auth;
 mod config;
+mod fixtures;
+mod ingest_otlp;
 mod lifecycle;

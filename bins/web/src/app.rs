@@ -37,9 +37,12 @@ pub fn router(state: AppState) -> Router {
 pub async fn serve(state: AppState, shutdown: CancellationToken) -> anyhow::Result<()> {
     let server = &state.config.server;
     let address = SocketAddr::new(server.listen_address, server.port);
-    let listener = tokio::net::TcpListener::bind(address).await.with_context(|| format!("cannot listen on {address}"))?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot listen on {address}"))?;
     tracing::info!(%address, "web listening");
-    let http = axum::serve(listener, router(state.clone())).with_graceful_shutdown(shutdown.clone().cancelled_owned());
+    let http = axum::serve(listener, router(state.clone()))
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned());
     let grpc = crate::grpc::serve(state, shutdown.clone());
     // If either server fails, stop the other too rather than run half a service.
     let result = tokio::select! {

@@ -45,7 +45,9 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
             }
         }
         Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await? {
-            None => Err(ApiError::unauthorized("Invalid public key. Confirm that you've configured the correct host.")),
+            None => Err(ApiError::unauthorized(
+                "Invalid public key. Confirm that you've configured the correct host.",
+            )),
             Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
         },
     }
@@ -59,10 +61,14 @@ impl FromRequestParts<AppState> for AdminAuth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Some(admin_key) = &state.config.auth.admin_api_key else {
-            return Err(ApiError::forbidden("Admin API key is not configured on this instance (set ADMIN_API_KEY)"));
+            return Err(ApiError::forbidden(
+                "Admin API key is not configured on this instance (set ADMIN_API_KEY)",
+            ));
         };
         match credentials(&parts.headers)? {
-            Credentials::Bearer(token) if bool::from(token.as_bytes().ct_eq(admin_key.expose_secret().as_bytes())) => {
+            Credentials::Bearer(token)
+                if bool::from(token.as_bytes().ct_eq(admin_key.expose_secret().as_bytes())) =>
+            {
                 Ok(Self)
             }
             _ => Err(ApiError::unauthorized("Invalid admin API key")),
@@ -73,9 +79,9 @@ impl FromRequestParts<AppState> for AdminAuth {
 fn credentials(headers: &HeaderMap) -> Result<Credentials, ApiError> {
     let header = match headers.get(AUTHORIZATION) {
         None => None,
-        Some(value) => {
-            Some(value.to_str().map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?)
-        }
+        Some(value) => Some(
+            value.to_str().map_err(|_| ApiError::unauthorized(CredentialsError::Malformed.to_string()))?,
+        ),
     };
     Credentials::parse(header).map_err(|e| ApiError::unauthorized(e.to_string()))
 }

@@ -40,7 +40,10 @@ impl ApiError {
 
     /// 503 with `Retry-After`: the ingestion backlog is full.
     pub fn overloaded(message: impl Into<String>) -> Self {
-        Self { retry_after: Some(5), ..Self::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError") }
+        Self {
+            retry_after: Some(5),
+            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError")
+        }
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {

@@ -6,8 +6,12 @@ use std::net::SocketAddr;
 use anyhow::Context;
 use axum::http::StatusCode;
 use bytes::Bytes;
-use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{TraceService, TraceServiceServer};
-use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+    TraceService, TraceServiceServer,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
 use prost::Message;
 use tokio_util::sync::CancellationToken;
 use tonic::codec::CompressionEncoding;
@@ -33,10 +37,15 @@ impl TraceService for OtlpTraces {
         let sender = ingest::sender(&auth, &headers).map_err(status)?;
         let export = request.into_inner();
         ingestion::otel::validate(&export).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let spans: usize = export.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
+        let spans: usize =
+            export.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
         if spans > 0 {
             let protobuf = Bytes::from(export.encode_to_vec());
-            self.state.acceptor.accept_otlp(&sender, protobuf).await.map_err(|e| status(ingest::accept_error(e)))?;
+            self.state
+                .acceptor
+                .accept_otlp(&sender, protobuf)
+                .await
+                .map_err(|e| status(ingest::accept_error(e)))?;
         }
         Ok(Response::new(ExportTraceServiceResponse { partial_success: None }))
     }

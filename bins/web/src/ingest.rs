@@ -17,10 +17,7 @@ use crate::error::ApiError;
 /// A header value by its dashed name or the underscore spelling some SDKs send
 /// (`x_langfuse_sdk_name`); header names are case-insensitive already.
 pub fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get(name)
-        .or_else(|| headers.get(name.replace('-', "_")))
-        .and_then(|v| v.to_str().ok())
+    headers.get(name).or_else(|| headers.get(name.replace('-', "_"))).and_then(|v| v.to_str().ok())
 }
 
 pub fn sender(auth: &ProjectAuth, headers: &HeaderMap) -> Result<Sender, ApiError> {
@@ -60,11 +57,18 @@ pub async fn accept_otlp(
     content_encoding: Option<&str>,
 ) -> Result<usize, ApiError> {
     let limit = state.config.ingestion.max_body_bytes;
-    let (content_type, content_encoding) = (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
+    let (content_type, content_encoding) =
+        (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
     // Decoding a large export is CPU work; keep it off the threads that serve other requests.
     let decoded = tokio::task::spawn_blocking(move || {
-        let request = ingestion::otel::decode_with_limit(&body, content_type.as_deref(), content_encoding.as_deref(), limit)?;
-        let spans = request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+        let request = ingestion::otel::decode_with_limit(
+            &body,
+            content_type.as_deref(),
+            content_encoding.as_deref(),
+            limit,
+        )?;
+        let spans =
+            request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
         Ok::<_, DecodeError>((spans, Bytes::from(request.encode_to_vec())))
     })
     .await

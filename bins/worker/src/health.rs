@@ -24,10 +24,7 @@ pub struct HealthState {
 
 impl HealthState {
     pub fn new(config: Config, stores: Stores) -> Self {
-        Self {
-            config: Arc::new(config),
-            stores,
-        }
+        Self { config: Arc::new(config), stores }
     }
 }
 
@@ -53,11 +50,7 @@ async fn health(
         "writeMode": state.config.migration.write_mode.as_str(),
         "dependencies": dependencies,
     });
-    let status = if ok {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
+    let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body))
 }
 

@@ -3,6 +3,7 @@
 use domain::config::Role;
 
 mod health;
+mod jobs;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -13,5 +14,9 @@ async fn main() -> anyhow::Result<()> {
     let shutdown = service::shutdown_token();
     let stores = service::Stores::connect(&config)?;
     stores.prepare(&config).await?;
-    health::serve(health::HealthState::new(config, stores), shutdown).await
+    let jobs = jobs::spawn(&config, &stores, &shutdown);
+    let served = health::serve(health::HealthState::new(config, stores), shutdown.clone()).await;
+    shutdown.cancel();
+    jobs.wait().await;
+    served
 }

@@ -21,10 +21,7 @@ pub fn hash_secret(secret: &str, salt: &SecretString) -> String {
 
 /// Whether `secret` matches `stored_hash`, in time independent of where they differ.
 pub fn secret_matches(secret: &str, stored_hash: &str, salt: &SecretString) -> bool {
-    hash_secret(secret, salt)
-        .as_bytes()
-        .ct_eq(stored_hash.as_bytes())
-        .into()
+    hash_secret(secret, salt).as_bytes().ct_eq(stored_hash.as_bytes()).into()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -55,18 +52,13 @@ impl Credentials {
     pub fn parse(header: Option<&str>) -> Result<Self, CredentialsError> {
         let header = header.ok_or(CredentialsError::Missing)?;
         if let Some(encoded) = header.strip_prefix("Basic ") {
-            let decoded = STANDARD
-                .decode(encoded.trim())
-                .map_err(|_| CredentialsError::Malformed)?;
+            let decoded = STANDARD.decode(encoded.trim()).map_err(|_| CredentialsError::Malformed)?;
             let decoded = String::from_utf8(decoded).map_err(|_| CredentialsError::Malformed)?;
             let (public_key, secret_key) = decoded.split_once(':').ok_or(CredentialsError::Malformed)?;
             if public_key.is_empty() || secret_key.is_empty() {
                 return Err(CredentialsError::Malformed);
             }
-            return Ok(Self::Basic {
-                public_key: public_key.to_owned(),
-                secret_key: secret_key.to_owned(),
-            });
+            return Ok(Self::Basic { public_key: public_key.to_owned(), secret_key: secret_key.to_owned() });
         }
         if let Some(token) = header.strip_prefix("Bearer ") {
             let token = token.trim();
@@ -103,41 +95,20 @@ mod tests {
         let basic = format!("Basic {}", STANDARD.encode("pk-lf-1:sk-lf-1"));
         assert_eq!(
             Credentials::parse(Some(&basic)),
-            Ok(Credentials::Basic {
-                public_key: "pk-lf-1".into(),
-                secret_key: "sk-lf-1".into()
-            })
+            Ok(Credentials::Basic { public_key: "pk-lf-1".into(), secret_key: "sk-lf-1".into() })
         );
-        assert_eq!(
-            Credentials::parse(Some("Bearer pk-lf-1")),
-            Ok(Credentials::Bearer("pk-lf-1".into()))
-        );
+        assert_eq!(Credentials::parse(Some("Bearer pk-lf-1")), Ok(Credentials::Bearer("pk-lf-1".into())));
     }
 
     #[test]
     fn refuses_bad_headers() {
         assert_eq!(Credentials::parse(None), Err(CredentialsError::Missing));
-        assert_eq!(
-            Credentials::parse(Some("Token x")),
-            Err(CredentialsError::UnknownScheme)
-        );
-        assert_eq!(
-            Credentials::parse(Some("basic x")),
-            Err(CredentialsError::UnknownScheme)
-        );
-        assert_eq!(
-            Credentials::parse(Some("Basic !!!")),
-            Err(CredentialsError::Malformed)
-        );
+        assert_eq!(Credentials::parse(Some("Token x")), Err(CredentialsError::UnknownScheme));
+        assert_eq!(Credentials::parse(Some("basic x")), Err(CredentialsError::UnknownScheme));
+        assert_eq!(Credentials::parse(Some("Basic !!!")), Err(CredentialsError::Malformed));
         let no_colon = format!("Basic {}", STANDARD.encode("pk-lf-1"));
-        assert_eq!(
-            Credentials::parse(Some(&no_colon)),
-            Err(CredentialsError::Malformed)
-        );
+        assert_eq!(Credentials::parse(Some(&no_colon)), Err(CredentialsError::Malformed));
         let empty_secret = format!("Basic {}", STANDARD.encode("pk-lf-1:"));
-        assert_eq!(
-            Credentials::parse(Some(&empty_secret)),
-            Err(CredentialsError::Malformed)
-        );
+        assert_eq!(Credentials::parse(Some(&empty_secret)), Err(CredentialsError::Malformed));
     }
 }

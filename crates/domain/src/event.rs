@@ -72,9 +72,7 @@ impl ObservationType {
 
     /// Case-insensitive, as SDKs send `generation` and `GENERATION` alike.
     pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
+        Self::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(raw.trim()))
     }
 }
 
@@ -182,6 +180,9 @@ pub struct Event {
     pub usage_details: BTreeMap<String, u64>,
     pub provided_cost_details: BTreeMap<String, Decimal12>,
     pub cost_details: BTreeMap<String, Decimal12>,
+    /// The pricing tier the cost was computed with, when it was computed here.
+    pub usage_pricing_tier_id: Option<String>,
+    pub usage_pricing_tier_name: Option<String>,
     pub tool_definitions: BTreeMap<String, String>,
     pub tool_calls: Vec<String>,
     pub tool_call_names: Vec<String>,
@@ -228,10 +229,7 @@ mod tests {
                 "GUARDRAIL"
             ]
         );
-        assert_eq!(
-            ObservationType::parse("generation"),
-            Some(ObservationType::Generation)
-        );
+        assert_eq!(ObservationType::parse("generation"), Some(ObservationType::Generation));
         assert_eq!(Level::parse("warning"), Some(Level::Warning));
         assert_eq!(Level::parse("loud"), None);
     }

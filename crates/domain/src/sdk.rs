@@ -79,10 +79,8 @@ pub const MAX_INGESTION_VERSION: u32 = 4;
 
 /// The first SDK releases that propagate trace attributes client-side, so their spans can be
 /// written straight to the v4 tables and read in real time (spec §4.2, §9.2).
-pub const REAL_TIME_MINIMUMS: &[(SdkFamily, Version)] = &[
-    (SdkFamily::Python, Version::new(4, 7, 0)),
-    (SdkFamily::JavaScript, Version::new(5, 4, 0)),
-];
+pub const REAL_TIME_MINIMUMS: &[(SdkFamily, Version)] =
+    &[(SdkFamily::Python, Version::new(4, 7, 0)), (SdkFamily::JavaScript, Version::new(5, 4, 0))];
 
 /// What the headers of one request say about its sender.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,18 +109,12 @@ impl SdkInfo {
             Some(raw) => match raw.parse::<u32>() {
                 Ok(v) if v <= MAX_INGESTION_VERSION => Some(v),
                 _ => {
-                    return Err(UnsupportedIngestionVersion {
-                        value: raw.to_owned(),
-                    });
+                    return Err(UnsupportedIngestionVersion { value: raw.to_owned() });
                 }
             },
         };
         let clean = |v: Option<&str>| v.map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
-        Ok(Self {
-            name: clean(name),
-            version: clean(version),
-            ingestion_version,
-        })
+        Ok(Self { name: clean(name), version: clean(version), ingestion_version })
     }
 
     pub fn family(&self) -> Option<SdkFamily> {
@@ -139,9 +131,7 @@ impl SdkInfo {
         else {
             return false;
         };
-        REAL_TIME_MINIMUMS
-            .iter()
-            .any(|(f, minimum)| *f == family && version.cmp(minimum) != Ordering::Less)
+        REAL_TIME_MINIMUMS.iter().any(|(f, minimum)| *f == family && version.cmp(minimum) != Ordering::Less)
     }
 
     /// Direct v4 write for OTel spans: a compatible producer, or the server told to trust every
@@ -191,11 +181,7 @@ mod tests {
             ("langfuse-js", "3.39.2", false),
             ("ruby", "9.9.9", false),
         ] {
-            assert_eq!(
-                sdk(name, version).propagates_trace_attributes(),
-                expected,
-                "{name} {version}"
-            );
+            assert_eq!(sdk(name, version).propagates_trace_attributes(), expected, "{name} {version}");
         }
     }
 

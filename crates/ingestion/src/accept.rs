@@ -46,12 +46,7 @@ pub struct Acceptor {
 
 impl Acceptor {
     pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64) -> Self {
-        Self {
-            blobs,
-            queue,
-            max_depth,
-            depth: Arc::new(AtomicU64::new(0)),
-        }
+        Self { blobs, queue, max_depth, depth: Arc::new(AtomicU64::new(0)) }
     }
 
     /// Keeps the backlog reading fresh until `shutdown`.
@@ -74,14 +69,12 @@ impl Acceptor {
 
     /// Stores an OTLP export (protobuf bytes) and queues it for the worker.
     pub async fn accept_otlp(&self, sender: &Sender, protobuf: Bytes) -> Result<(), AcceptError> {
-        self.accept(sender, PayloadKind::OtlpTraces, "otel", "pb", protobuf)
-            .await
+        self.accept(sender, PayloadKind::OtlpTraces, "otel", "pb", protobuf).await
     }
 
     /// Stores a legacy ingestion batch (JSON) and queues it for the worker.
     pub async fn accept_batch(&self, sender: &Sender, json: Bytes) -> Result<(), AcceptError> {
-        self.accept(sender, PayloadKind::IngestionBatch, "ingestion", "json", json)
-            .await
+        self.accept(sender, PayloadKind::IngestionBatch, "ingestion", "json", json).await
     }
 
     async fn accept(

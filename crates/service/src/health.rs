@@ -15,9 +15,7 @@ pub struct DependencyReport {
 
 impl DependencyReport {
     pub fn all_ok(&self) -> bool {
-        [&self.postgres, &self.clickhouse, &self.redis, &self.blob_storage]
-            .iter()
-            .all(|s| *s == "ok")
+        [&self.postgres, &self.clickhouse, &self.redis, &self.blob_storage].iter().all(|s| *s == "ok")
     }
 }
 
@@ -37,10 +35,5 @@ pub async fn check_dependencies(stores: &Stores) -> DependencyReport {
         status(storage::redis::check(&stores.redis)),
         status(stores.blobs.check()),
     );
-    DependencyReport {
-        postgres,
-        clickhouse,
-        redis,
-        blob_storage,
-    }
+    DependencyReport { postgres, clickhouse, redis, blob_storage }
 }

@@ -37,11 +37,8 @@ pub fn role_name(role: Role) -> &'static str {
 
 /// Logs the effective configuration (secrets redacted) and the warnings found while reading it.
 pub fn log_config(config: &Config) {
-    let settings: Vec<String> = config
-        .redacted()
-        .into_iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
+    let settings: Vec<String> =
+        config.redacted().into_iter().map(|(name, value)| format!("{name}={value}")).collect();
     tracing::info!(role = role_name(config.role), settings = %settings.join(" "), "effective configuration");
     let migration = &config.migration;
     tracing::info!(

@@ -29,14 +29,11 @@ impl BlobStore {
                     .with_region(&s3.region)
                     .with_virtual_hosted_style_request(!s3.force_path_style);
                 if let Some(endpoint) = &s3.endpoint {
-                    builder = builder
-                        .with_endpoint(endpoint)
-                        .with_allow_http(endpoint.starts_with("http://"));
+                    builder =
+                        builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
                 }
                 if let (Some(key), Some(secret)) = (&s3.access_key_id, &s3.secret_access_key) {
-                    builder = builder
-                        .with_access_key_id(key)
-                        .with_secret_access_key(secret.expose_secret());
+                    builder = builder.with_access_key_id(key).with_secret_access_key(secret.expose_secret());
                 }
                 let store = builder
                     .build()
@@ -51,19 +48,12 @@ impl BlobStore {
             }
             BlobSettings::LocalDir(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| {
-                    Error::with_source(
-                        ErrorKind::Unavailable,
-                        format!("cannot create {}", dir.display()),
-                        e,
-                    )
+                    Error::with_source(ErrorKind::Unavailable, format!("cannot create {}", dir.display()), e)
                 })?;
                 let store = LocalFileSystem::new_with_prefix(dir).map_err(|e| {
                     Error::with_source(ErrorKind::Internal, "invalid local blob directory", e)
                 })?;
-                Ok(Self {
-                    store: Arc::new(store),
-                    location: dir.display().to_string(),
-                })
+                Ok(Self { store: Arc::new(store), location: dir.display().to_string() })
             }
         }
     }

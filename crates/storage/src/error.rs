@@ -24,11 +24,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            source: None,
-        }
+        Self { kind, message: message.into(), source: None }
     }
 
     pub fn with_source(
@@ -36,11 +32,7 @@ impl Error {
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            source: Some(source.into()),
-        }
+        Self { kind, message: message.into(), source: Some(source.into()) }
     }
 
     pub fn is_unavailable(&self) -> bool {

@@ -26,9 +26,5 @@ pub fn connect(settings: &PostgresSettings) -> Result<PgPool> {
 
 /// Health: a round trip to the server.
 pub async fn check(pool: &PgPool) -> Result<()> {
-    sqlx::query("SELECT 1")
-        .execute(pool)
-        .await
-        .map(|_| ())
-        .map_err(Error::from)
+    sqlx::query("SELECT 1").execute(pool).await.map(|_| ()).map_err(Error::from)
 }

@@ -35,10 +35,7 @@ pub async fn find_api_key(pool: &PgPool, public_key: &str) -> Result<Option<Stor
          JOIN projects p ON p.id = k.project_id JOIN organizations o ON o.id = p.org_id \
          WHERE k.public_key = $1 AND p.deleted_at IS NULL"
     );
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(public_key)
-        .fetch_optional(pool)
-        .await?)
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(public_key).fetch_optional(pool).await?)
 }
 
 pub async fn find_project(pool: &PgPool, id: &str) -> Result<Option<Project>> {
@@ -46,10 +43,7 @@ pub async fn find_project(pool: &PgPool, id: &str) -> Result<Option<Project>> {
         "SELECT {PROJECT_COLUMNS} FROM projects p JOIN organizations o ON o.id = p.org_id \
          WHERE p.id = $1 AND p.deleted_at IS NULL"
     );
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(pool)
-        .await?)
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(pool).await?)
 }
 
 /// Creates or updates the organization, project and API key named by `LANGFUSE_INIT_*`.
@@ -107,10 +101,7 @@ pub async fn bootstrap(pool: &PgPool, settings: &BootstrapSettings, salt: &Secre
     if key_project.is_none() {
         return Err(Error::new(
             ErrorKind::Conflict,
-            format!(
-                "LANGFUSE_INIT_PROJECT_PUBLIC_KEY {} belongs to another project",
-                settings.public_key
-            ),
+            format!("LANGFUSE_INIT_PROJECT_PUBLIC_KEY {} belongs to another project", settings.public_key),
         ));
     }
     tx.commit().await?;
@@ -119,14 +110,7 @@ pub async fn bootstrap(pool: &PgPool, settings: &BootstrapSettings, salt: &Secre
 
 /// `sk-lf-...abcd`: enough to recognise a key, useless to an attacker.
 fn display_secret(secret: &str) -> String {
-    let tail: String = secret
-        .chars()
-        .rev()
-        .take(4)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let tail: String = secret.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
     let head: String = secret.chars().take(6).collect();
     format!("{head}...{tail}")
 }

@@ -58,17 +58,17 @@ pub struct IngestionQueue {
 
 const JOB_FIELD: &str = "job";
 
+/// The redis client gives every reply 500 ms; a blocking read must return well within that or it
+/// is reported as a timeout.
+pub const MAX_BLOCK: Duration = Duration::from_millis(300);
+
 fn unavailable(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
     Error::with_source(ErrorKind::Unavailable, "redis", e)
 }
 
 impl IngestionQueue {
     pub fn new(pool: Pool, stream: impl Into<String>) -> Self {
-        Self {
-            pool,
-            stream: stream.into(),
-            group: "loupe-workers".to_owned(),
-        }
+        Self { pool, stream: stream.into(), group: "loupe-workers".to_owned() }
     }
 
     async fn connection(&self) -> Result<deadpool_redis::Connection> {
@@ -78,9 +78,8 @@ impl IngestionQueue {
     /// Creates the stream and its consumer group if missing.
     pub async fn ensure_group(&self) -> Result<()> {
         let mut connection = self.connection().await?;
-        let created: redis::RedisResult<()> = connection
-            .xgroup_create_mkstream(&self.stream, &self.group, "0")
-            .await;
+        let created: redis::RedisResult<()> =
+            connection.xgroup_create_mkstream(&self.stream, &self.group, "0").await;
         match created {
             Ok(()) => Ok(()),
             Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
@@ -92,10 +91,7 @@ impl IngestionQueue {
         let payload = serde_json::to_string(job)
             .map_err(|e| Error::with_source(ErrorKind::Internal, "cannot encode ingestion job", e))?;
         let mut connection = self.connection().await?;
-        connection
-            .xadd(&self.stream, "*", &[(JOB_FIELD, payload)])
-            .await
-            .map_err(unavailable)
+        connection.xadd(&self.stream, "*", &[(JOB_FIELD, payload)]).await.map_err(unavailable)
     }
 
     /// Entries not yet fully processed (read or unread).
@@ -104,23 +100,27 @@ impl IngestionQueue {
         connection.xlen(&self.stream).await.map_err(unavailable)
     }
 
-    /// New entries for `consumer`, waiting up to `block` for the first one.
+    /// New entries for `consumer`, waiting up to `block` (at most [`MAX_BLOCK`]) for the first one.
     pub async fn read(&self, consumer: &str, count: usize, block: Duration) -> Result<Vec<Delivery>> {
+        let block = block.min(MAX_BLOCK);
         let options = StreamReadOptions::default()
             .group(&self.group, consumer)
             .count(count)
             .block(block.as_millis() as usize);
         let mut connection = self.connection().await?;
-        let reply: Option<StreamReadReply> = connection
-            .xread_options(&[&self.stream], &[">"], &options)
-            .await
-            .map_err(unavailable)?;
-        Ok(reply
-            .into_iter()
-            .flat_map(|r| r.keys)
-            .flat_map(|k| k.ids)
-            .map(delivery)
-            .collect())
+        let reply: Option<StreamReadReply> =
+            connection.xread_options(&[&self.stream], &[">"], &options).await.map_err(unavailable)?;
+        Ok(reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids).map(delivery).collect())
+    }
+
+    /// Entries `consumer` read earlier but never acknowledged (it crashed or was stopped): a
+    /// restarted worker finishes these first instead of waiting for them to go stale.
+    pub async fn read_own_pending(&self, consumer: &str, count: usize) -> Result<Vec<Delivery>> {
+        let options = StreamReadOptions::default().group(&self.group, consumer).count(count);
+        let mut connection = self.connection().await?;
+        let reply: Option<StreamReadReply> =
+            connection.xread_options(&[&self.stream], &["0"], &options).await.map_err(unavailable)?;
+        Ok(reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids).map(delivery).collect())
     }
 
     /// Takes over entries another consumer read but did not acknowledge within `min_idle`.

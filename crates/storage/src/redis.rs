@@ -15,10 +15,8 @@ pub fn connect(settings: &RedisSettings) -> Result<Pool> {
 
 /// Health: PING answered with PONG.
 pub async fn check(pool: &Pool) -> Result<()> {
-    let mut connection = pool
-        .get()
-        .await
-        .map_err(|e| Error::with_source(ErrorKind::Unavailable, "redis", e))?;
+    let mut connection =
+        pool.get().await.map_err(|e| Error::with_source(ErrorKind::Unavailable, "redis", e))?;
     let reply: String = deadpool_redis::redis::cmd("PING")
         .query_async(&mut connection)
         .await
@@ -26,9 +24,6 @@ pub async fn check(pool: &Pool) -> Result<()> {
     if reply == "PONG" {
         Ok(())
     } else {
-        Err(Error::new(
-            ErrorKind::Unavailable,
-            format!("redis answered {reply:?} to PING"),
-        ))
+        Err(Error::new(ErrorKind::Unavailable, format!("redis answered {reply:?} to PING")))
     }
 }

@@ -29,10 +29,9 @@ pub fn stack_env(pg: &TestPostgres, ch: &TestClickHouse) -> BTreeMap<String, Str
     env.insert("DATABASE_URL".into(), pg.url.clone());
     env.insert("CLICKHOUSE_URL".into(), stack_var("CLICKHOUSE_URL"));
     env.insert("CLICKHOUSE_DB".into(), ch.database.clone());
-    env.insert(
-        "REDIS_CONNECTION_STRING".into(),
-        stack_var("REDIS_CONNECTION_STRING"),
-    );
+    env.insert("REDIS_CONNECTION_STRING".into(), stack_var("REDIS_CONNECTION_STRING"));
+    // Tests share one Redis: each gets its own key space (queues, leases).
+    env.insert("LANGFUSE_REDIS_KEY_PREFIX".into(), format!("{}:", ch.database));
     for name in [
         "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
         "LANGFUSE_S3_EVENT_UPLOAD_REGION",
@@ -75,22 +74,13 @@ impl TestPostgres {
     pub async fn create() -> Self {
         let server_url = stack_var("DATABASE_URL");
         let name = unique_name();
-        let mut admin = PgConnection::connect(&server_url)
-            .await
-            .expect("connect to the test postgres");
+        let mut admin = PgConnection::connect(&server_url).await.expect("connect to the test postgres");
         sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
             .execute(&mut admin)
             .await
             .expect("create test database");
-        let base = server_url
-            .rsplit_once('/')
-            .map(|(base, _)| base)
-            .unwrap_or(&server_url);
-        Self {
-            url: format!("{base}/{name}"),
-            name,
-            server_url,
-        }
+        let base = server_url.rsplit_once('/').map(|(base, _)| base).unwrap_or(&server_url);
+        Self { url: format!("{base}/{name}"), name, server_url }
     }
 
     pub async fn pool(&self) -> PgPool {
@@ -136,9 +126,7 @@ impl TestClickHouse {
 
     /// A plain crate client bound to this database.
     pub fn client(&self) -> clickhouse::Client {
-        clickhouse::Client::default()
-            .with_url(&self.url)
-            .with_database(&self.database)
+        clickhouse::Client::default().with_url(&self.url).with_database(&self.database)
     }
 
     pub fn settings(&self) -> domain::config::ClickHouseSettings {
@@ -157,10 +145,7 @@ impl Drop for TestClickHouse {
         let (url, database) = (self.url.clone(), self.database.clone());
         run_detached(async move {
             let server = clickhouse::Client::default().with_url(&url);
-            let _ = server
-                .query(&format!("DROP DATABASE IF EXISTS {database} SYNC"))
-                .execute()
-                .await;
+            let _ = server.query(&format!("DROP DATABASE IF EXISTS {database} SYNC")).execute().await;
         });
     }
 }

@@ -10,9 +10,7 @@ use serde_json::{Value, json};
 use crate::app::AppState;
 
 pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/public/health", get(health))
-        .route("/api/public/ready", get(ready))
+    Router::new().route("/api/public/health", get(health)).route("/api/public/ready", get(ready))
 }
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -37,10 +35,7 @@ async fn health(
             Json(json!({ "status": "Database not available", "version": VERSION })),
         );
     }
-    (
-        StatusCode::OK,
-        Json(json!({ "status": "OK", "version": VERSION })),
-    )
+    (StatusCode::OK, Json(json!({ "status": "OK", "version": VERSION })))
 }
 
 async fn ready() -> Json<Value> {

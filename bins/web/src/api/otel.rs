@@ -18,7 +18,12 @@ pub fn routes() -> Router<AppState> {
     Router::new().route("/api/public/otel/v1/traces", post(export))
 }
 
-async fn export(State(state): State<AppState>, auth: ProjectAuth, headers: HeaderMap, body: Body) -> Result<Json<Value>, ApiError> {
+async fn export(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
     let sender = ingest::sender(&auth, &headers)?;
     let limit = state.config.ingestion.max_body_bytes;
     let body = ingest::read_body(body, limit).await?;

@@ -39,10 +39,7 @@ async fn list(ProjectAuth { project, .. }: ProjectAuth) -> Json<Projects> {
         data: vec![ProjectDto {
             id: project.id,
             name: project.name,
-            organization: OrganizationDto {
-                id: project.org_id,
-                name: project.org_name,
-            },
+            organization: OrganizationDto { id: project.org_id, name: project.org_name },
             metadata: project.metadata.0,
             retention_days: project.retention_days,
         }],

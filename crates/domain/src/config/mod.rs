@@ -67,19 +67,13 @@ impl Config {
         for name in vars.names() {
             match names::classify(name) {
                 None => {}
-                Some(UnknownName::Misspelled {
-                    name,
-                    suggestion,
-                    wrong_case: true,
-                }) => problems.push(
+                Some(UnknownName::Misspelled { name, suggestion, wrong_case: true }) => problems.push(
                     name,
                     format!("not a known setting (names are case-sensitive); did you mean {suggestion}?"),
                 ),
-                Some(UnknownName::Misspelled {
-                    name,
-                    suggestion,
-                    wrong_case: false,
-                }) => problems.push(name, format!("not a known setting; did you mean {suggestion}?")),
+                Some(UnknownName::Misspelled { name, suggestion, wrong_case: false }) => {
+                    problems.push(name, format!("not a known setting; did you mean {suggestion}?"))
+                }
                 Some(UnknownName::UnknownMigrationSetting { name, nearest }) => problems.push(
                     name,
                     format!(
@@ -122,9 +116,7 @@ impl Config {
         })();
         match config {
             Some(config) if problems.is_empty() => Ok(config),
-            _ => Err(ConfigError {
-                problems: problems.into_vec(),
-            }),
+            _ => Err(ConfigError { problems: problems.into_vec() }),
         }
     }
 

@@ -11,11 +11,7 @@ use super::catalog::{SETTINGS, UPSTREAM_NAMES_IGNORED};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UnknownName {
     /// Refuse to start: the operator almost certainly meant `suggestion`.
-    Misspelled {
-        name: String,
-        suggestion: &'static str,
-        wrong_case: bool,
-    },
+    Misspelled { name: String, suggestion: &'static str, wrong_case: bool },
     /// A migration-looking name that is neither known nor close to a known one.
     UnknownMigrationSetting { name: String, nearest: &'static str },
     /// Accept, but tell the operator it has no effect.
@@ -46,9 +42,7 @@ pub fn classify(name: &str) -> Option<UnknownName> {
         return None;
     }
     if UPSTREAM_NAMES_IGNORED.contains(&upper.as_str()) {
-        return Some(UnknownName::Ignored {
-            name: name.to_owned(),
-        });
+        return Some(UnknownName::Ignored { name: name.to_owned() });
     }
     let (nearest, distance) = nearest_known(&upper);
     if distance <= 2 {
@@ -59,14 +53,9 @@ pub fn classify(name: &str) -> Option<UnknownName> {
         });
     }
     if upper.starts_with("LANGFUSE_") && MIGRATION_MARKERS.iter().any(|m| upper.contains(m)) {
-        return Some(UnknownName::UnknownMigrationSetting {
-            name: name.to_owned(),
-            nearest,
-        });
+        return Some(UnknownName::UnknownMigrationSetting { name: name.to_owned(), nearest });
     }
-    upper.starts_with("LANGFUSE_").then(|| UnknownName::Ignored {
-        name: name.to_owned(),
-    })
+    upper.starts_with("LANGFUSE_").then(|| UnknownName::Ignored { name: name.to_owned() })
 }
 
 fn nearest_known(upper: &str) -> (&'static str, usize) {
@@ -118,11 +107,8 @@ mod tests {
 
     #[test]
     fn typo_is_caught_with_suggestion() {
-        let Some(UnknownName::Misspelled {
-            suggestion,
-            wrong_case,
-            ..
-        }) = classify("LANGFUSE_MIGRATION_V4_WRITE_MOD")
+        let Some(UnknownName::Misspelled { suggestion, wrong_case, .. }) =
+            classify("LANGFUSE_MIGRATION_V4_WRITE_MOD")
         else {
             panic!("expected a misspelling");
         };
@@ -130,10 +116,7 @@ mod tests {
         assert!(!wrong_case);
         assert!(matches!(
             classify("CLICKHOUSE_UR"),
-            Some(UnknownName::Misspelled {
-                suggestion: "CLICKHOUSE_URL",
-                ..
-            })
+            Some(UnknownName::Misspelled { suggestion: "CLICKHOUSE_URL", .. })
         ));
     }
 
@@ -143,10 +126,7 @@ mod tests {
             classify("LANGFUSE_MIGRATION_V4_SOMETHING_ELSE"),
             Some(UnknownName::UnknownMigrationSetting { .. })
         ));
-        assert!(matches!(
-            classify("LANGFUSE_V4_WRITE"),
-            Some(UnknownName::UnknownMigrationSetting { .. })
-        ));
+        assert!(matches!(classify("LANGFUSE_V4_WRITE"), Some(UnknownName::UnknownMigrationSetting { .. })));
     }
 
     #[test]
@@ -155,10 +135,7 @@ mod tests {
             classify("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS"),
             Some(UnknownName::Ignored { .. })
         ));
-        assert!(matches!(
-            classify("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET"),
-            Some(UnknownName::Ignored { .. })
-        ));
+        assert!(matches!(classify("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET"), Some(UnknownName::Ignored { .. })));
         assert_eq!(classify("REDIS_TLS_ENABLED"), None);
     }
 

@@ -28,18 +28,12 @@ impl ServerSettings {
         let listen_address = match raw_address.parse::<IpAddr>() {
             Ok(address) => Some(address),
             Err(_) => {
-                problems.push(
-                    "LANGFUSE_LISTEN_ADDRESS",
-                    format!("must be an IP address, got {raw_address:?}"),
-                );
+                problems
+                    .push("LANGFUSE_LISTEN_ADDRESS", format!("must be an IP address, got {raw_address:?}"));
                 None
             }
         };
-        Some(Self {
-            listen_address: listen_address?,
-            port: port?,
-            otel_grpc_port: otel_grpc_port?,
-        })
+        Some(Self { listen_address: listen_address?, port: port?, otel_grpc_port: otel_grpc_port? })
     }
 }
 
@@ -93,10 +87,8 @@ impl ClickHouseSettings {
         }
         let cluster_name = vars.string("CLICKHOUSE_CLUSTER_NAME", "default");
         if !is_identifier(&cluster_name) {
-            problems.push(
-                "CLICKHOUSE_CLUSTER_NAME",
-                format!("must be a plain identifier, got {cluster_name:?}"),
-            );
+            problems
+                .push("CLICKHOUSE_CLUSTER_NAME", format!("must be a plain identifier, got {cluster_name:?}"));
             return None;
         }
         Some(Self {
@@ -116,18 +108,24 @@ fn is_identifier(value: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct RedisSettings {
     pub url: SecretString,
+    /// Prepended to every key.
+    pub key_prefix: String,
 }
 
 impl RedisSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let key_prefix = vars.string("LANGFUSE_REDIS_KEY_PREFIX", "loupe:");
+        let url = Self::url(vars, problems)?;
+        Some(Self { url, key_prefix })
+    }
+
+    fn url(vars: &Vars, problems: &mut Problems) -> Option<SecretString> {
         if let Some(url) = vars.get("REDIS_CONNECTION_STRING") {
             if !url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "redis" | "rediss")) {
                 problems.push("REDIS_CONNECTION_STRING", "must be a redis:// or rediss:// URL");
                 return None;
             }
-            return Some(Self {
-                url: url.to_owned().into(),
-            });
+            return Some(url.to_owned().into());
         }
         let port = vars.port("REDIS_PORT", 6379, problems);
         let Some(host) = vars.get("REDIS_HOST") else {
@@ -137,13 +135,8 @@ impl RedisSettings {
             );
             return None;
         };
-        let auth = vars
-            .get("REDIS_AUTH")
-            .map(|a| format!(":{a}@"))
-            .unwrap_or_default();
-        Some(Self {
-            url: format!("redis://{auth}{host}:{}", port?).into(),
-        })
+        let auth = vars.get("REDIS_AUTH").map(|a| format!(":{a}@")).unwrap_or_default();
+        Some(format!("redis://{auth}{host}:{}", port?).into())
     }
 }
 
@@ -178,18 +171,13 @@ impl BlobSettings {
                 problems.push(format!("{P}ENDPOINT"), "must be an http:// or https:// URL");
                 return None;
             }
-            let access_key_id = vars
-                .get("LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID")
-                .map(str::to_owned);
+            let access_key_id = vars.get("LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID").map(str::to_owned);
             let secret = vars
                 .get("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY")
                 .map(|s| SecretString::from(s.to_owned()));
             if access_key_id.is_some() != secret.is_some() {
                 problems.combination(
-                    &[
-                        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
-                        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
-                    ],
+                    &["LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID", "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY"],
                     "set both or neither",
                 );
                 return None;
@@ -277,23 +265,14 @@ impl BootstrapSettings {
         if ALL.iter().all(|name| vars.get(name).is_none()) {
             return Some(None);
         }
-        let missing: Vec<&str> = REQUIRED
-            .iter()
-            .copied()
-            .filter(|n| vars.get(n).is_none())
-            .collect();
+        let missing: Vec<&str> = REQUIRED.iter().copied().filter(|n| vars.get(n).is_none()).collect();
         if !missing.is_empty() {
-            problems.combination(
-                &missing,
-                "headless bootstrap needs the org id, project id and both keys",
-            );
+            problems.combination(&missing, "headless bootstrap needs the org id, project id and both keys");
             return None;
         }
         let value = |name: &str| vars.get(name).unwrap_or_default().to_owned();
-        let (public_key, secret_key) = (
-            value("LANGFUSE_INIT_PROJECT_PUBLIC_KEY"),
-            value("LANGFUSE_INIT_PROJECT_SECRET_KEY"),
-        );
+        let (public_key, secret_key) =
+            (value("LANGFUSE_INIT_PROJECT_PUBLIC_KEY"), value("LANGFUSE_INIT_PROJECT_SECRET_KEY"));
         let before = problems.len();
         if !public_key.starts_with("pk-lf-") {
             problems.push("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "must start with pk-lf-");
@@ -307,10 +286,7 @@ impl BootstrapSettings {
         let (org_id, project_id) = (value("LANGFUSE_INIT_ORG_ID"), value("LANGFUSE_INIT_PROJECT_ID"));
         Some(Some(Self {
             org_name: vars.get("LANGFUSE_INIT_ORG_NAME").unwrap_or(&org_id).to_owned(),
-            project_name: vars
-                .get("LANGFUSE_INIT_PROJECT_NAME")
-                .unwrap_or(&project_id)
-                .to_owned(),
+            project_name: vars.get("LANGFUSE_INIT_PROJECT_NAME").unwrap_or(&project_id).to_owned(),
             org_id,
             project_id,
             public_key,
@@ -329,9 +305,7 @@ impl AuthSettings {
     pub(super) fn read(vars: &Vars) -> Self {
         Self {
             salt: vars.string("SALT", "").into(),
-            admin_api_key: vars
-                .get("ADMIN_API_KEY")
-                .map(|k| SecretString::from(k.to_owned())),
+            admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
         }
     }
 }

@@ -58,17 +58,8 @@ fn defaults_follow_the_spec() {
 
 #[test]
 fn worker_port_defaults_to_3030_and_port_is_shared() {
-    assert_eq!(
-        Config::from_env_vars(Role::Worker, base()).unwrap().server.port,
-        3030
-    );
-    assert_eq!(
-        Config::from_env_vars(Role::Worker, with(&[("PORT", "4000")]))
-            .unwrap()
-            .server
-            .port,
-        4000
-    );
+    assert_eq!(Config::from_env_vars(Role::Worker, base()).unwrap().server.port, 3030);
+    assert_eq!(Config::from_env_vars(Role::Worker, with(&[("PORT", "4000")])).unwrap().server.port, 4000);
 }
 
 #[test]
@@ -76,10 +67,7 @@ fn unknown_write_mode_is_refused_with_the_allowed_values() {
     let err = load(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall")]).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("LANGFUSE_MIGRATION_V4_WRITE_MODE"), "{text}");
-    assert!(
-        text.contains("\"duall\"") && text.contains("events_only"),
-        "{text}"
-    );
+    assert!(text.contains("\"duall\"") && text.contains("events_only"), "{text}");
 }
 
 #[test]
@@ -104,10 +92,7 @@ fn threshold_must_be_a_positive_integer() {
         );
     }
     let config = load(&[("LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES", "40")]).unwrap();
-    assert_eq!(
-        config.migration.propagation_stuck_threshold,
-        Duration::from_secs(2400)
-    );
+    assert_eq!(config.migration.propagation_stuck_threshold, Duration::from_secs(2400));
 }
 
 #[test]
@@ -117,10 +102,7 @@ fn events_only_refuses_dual_write_otel() {
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "events_only"),
             ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "dual_write"),
         ]),
-        vec![names(&[
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-            "LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"
-        ])]
+        vec![names(&["LANGFUSE_MIGRATION_V4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"])]
     );
 }
 
@@ -129,10 +111,7 @@ fn events_only_refuses_opt_in_false() {
     // The default write mode is events_only, so the flag alone is enough to be refused.
     assert_eq!(
         refused(&[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false")]),
-        vec![names(&[
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-            "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN"
-        ])]
+        vec![names(&["LANGFUSE_MIGRATION_V4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN"])]
     );
 }
 
@@ -143,18 +122,12 @@ fn legacy_refuses_explicit_direct_and_explicit_backfill() {
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
             ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "direct"),
         ]),
-        vec![names(&[
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-            "LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"
-        ])]
+        vec![names(&["LANGFUSE_MIGRATION_V4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR"])]
     );
     assert_eq!(
         refused(&[
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
-            (
-                "LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL",
-                "true"
-            ),
+            ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "true"),
         ]),
         vec![names(&[
             "LANGFUSE_MIGRATION_V4_WRITE_MODE",
@@ -173,10 +146,7 @@ fn legacy_resolves_unset_values_to_dual_write_and_no_backfill() {
     let config = load(&[
         ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
         ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "dual_write"),
-        (
-            "LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL",
-            "false",
-        ),
+        ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "false"),
         ("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false"),
     ])
     .unwrap();
@@ -189,10 +159,7 @@ fn dual_accepts_every_otel_behaviour() {
         let config = load(&[
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
             ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", otel),
-            (
-                "LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL",
-                "false",
-            ),
+            ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "false"),
         ])
         .unwrap();
         assert_eq!(config.migration.otel_behaviour.as_str(), otel);
@@ -203,14 +170,8 @@ fn dual_accepts_every_otel_behaviour() {
 #[test]
 fn misspelled_names_stop_startup_with_the_intended_name() {
     for (name, meant) in [
-        (
-            "LANGFUSE_MIGRATION_v4_WRITE_MODE",
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-        ),
-        (
-            "LANGFUSE_MIGRATION_V4_WRITE_MOD",
-            "LANGFUSE_MIGRATION_V4_WRITE_MODE",
-        ),
+        ("LANGFUSE_MIGRATION_v4_WRITE_MODE", "LANGFUSE_MIGRATION_V4_WRITE_MODE"),
+        ("LANGFUSE_MIGRATION_V4_WRITE_MOD", "LANGFUSE_MIGRATION_V4_WRITE_MODE"),
         (
             "langfuse_event_propagation_stuck_threshold_minutes",
             "LANGFUSE_EVENT_PROPAGATION_STUCK_THRESHOLD_MINUTES",
@@ -230,11 +191,9 @@ fn unknown_migration_variables_are_refused_but_upstream_ones_only_warn() {
         refused(&[("LANGFUSE_MIGRATION_V4_FAST_MODE", "true")]),
         vec![names(&["LANGFUSE_MIGRATION_V4_FAST_MODE"])]
     );
-    let config = load(&[
-        ("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true"),
-        ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m"),
-    ])
-    .unwrap();
+    let config =
+        load(&[("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true"), ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m")])
+            .unwrap();
     assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
 }
 
@@ -242,11 +201,7 @@ fn unknown_migration_variables_are_refused_but_upstream_ones_only_warn() {
 fn every_problem_is_reported_at_once() {
     let err = Config::from_env_vars(
         Role::Web,
-        [
-            ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"),
-            ("PORT", "http"),
-            ("LANGFUSE_LOG_FORMAT", "xml"),
-        ],
+        [("LANGFUSE_MIGRATION_V4_WRITE_MODE", "duall"), ("PORT", "http"), ("LANGFUSE_LOG_FORMAT", "xml")],
     )
     .unwrap_err();
     let named: Vec<String> = err.problems.iter().flat_map(|p| p.variables.clone()).collect();
@@ -259,10 +214,7 @@ fn every_problem_is_reported_at_once() {
         "REDIS_CONNECTION_STRING",
         "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
     ] {
-        assert!(
-            named.iter().any(|n| n == expected),
-            "{expected} missing from {err}"
-        );
+        assert!(named.iter().any(|n| n == expected), "{expected} missing from {err}");
     }
 }
 
@@ -275,31 +227,17 @@ fn empty_values_count_as_unset() {
 
 #[test]
 fn infrastructure_urls_are_checked() {
-    assert_eq!(
-        refused(&[("DATABASE_URL", "mysql://x")]),
-        vec![names(&["DATABASE_URL"])]
-    );
-    assert_eq!(
-        refused(&[("CLICKHOUSE_URL", "tcp://ch:9000")]),
-        vec![names(&["CLICKHOUSE_URL"])]
-    );
-    assert_eq!(
-        refused(&[("CLICKHOUSE_DB", "a;drop")]),
-        vec![names(&["CLICKHOUSE_DB"])]
-    );
+    assert_eq!(refused(&[("DATABASE_URL", "mysql://x")]), vec![names(&["DATABASE_URL"])]);
+    assert_eq!(refused(&[("CLICKHOUSE_URL", "tcp://ch:9000")]), vec![names(&["CLICKHOUSE_URL"])]);
+    assert_eq!(refused(&[("CLICKHOUSE_DB", "a;drop")]), vec![names(&["CLICKHOUSE_DB"])]);
 }
 
 #[test]
 fn redis_can_be_given_as_host_port_auth() {
-    let env: Vec<_> = base()
-        .into_iter()
-        .filter(|(k, _)| k != "REDIS_CONNECTION_STRING")
-        .collect();
+    let env: Vec<_> = base().into_iter().filter(|(k, _)| k != "REDIS_CONNECTION_STRING").collect();
     let mut env_with_host = env.clone();
-    env_with_host.extend([
-        ("REDIS_HOST".to_owned(), "cache".to_owned()),
-        ("REDIS_AUTH".to_owned(), "pw".to_owned()),
-    ]);
+    env_with_host
+        .extend([("REDIS_HOST".to_owned(), "cache".to_owned()), ("REDIS_AUTH".to_owned(), "pw".to_owned())]);
     let config = Config::from_env_vars(Role::Web, env_with_host).unwrap();
     use secrecy::ExposeSecret;
     assert_eq!(config.redis.url.expose_secret(), "redis://:pw@cache:6379");
@@ -309,16 +247,10 @@ fn redis_can_be_given_as_host_port_auth() {
 
 #[test]
 fn blob_store_is_s3_or_an_explicit_local_dir() {
-    let env: Vec<_> = base()
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with("LANGFUSE_S3"))
-        .collect();
+    let env: Vec<_> = base().into_iter().filter(|(k, _)| !k.starts_with("LANGFUSE_S3")).collect();
     assert!(Config::from_env_vars(Role::Web, env.clone()).is_err());
     let mut local = env;
-    local.push((
-        "LANGFUSE_EVENT_UPLOAD_LOCAL_DIR".to_owned(),
-        "/data/events".to_owned(),
-    ));
+    local.push(("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR".to_owned(), "/data/events".to_owned()));
     let config = Config::from_env_vars(Role::Web, local).unwrap();
     assert!(matches!(config.blob, BlobSettings::LocalDir(ref d) if d.as_os_str() == "/data/events"));
     assert_eq!(
@@ -339,47 +271,28 @@ fn bootstrap_needs_ids_and_well_formed_keys() {
         ("LANGFUSE_INIT_PROJECT_SECRET_KEY", "sk-lf-1"),
     ];
     let bootstrap = load(&full).unwrap().bootstrap.unwrap();
-    assert_eq!(
-        (bootstrap.org_name.as_str(), bootstrap.project_name.as_str()),
-        ("org", "proj")
-    );
+    assert_eq!((bootstrap.org_name.as_str(), bootstrap.project_name.as_str()), ("org", "proj"));
     assert_eq!(
         refused(&full[..2]),
-        vec![names(&[
-            "LANGFUSE_INIT_PROJECT_PUBLIC_KEY",
-            "LANGFUSE_INIT_PROJECT_SECRET_KEY"
-        ])]
+        vec![names(&["LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "LANGFUSE_INIT_PROJECT_SECRET_KEY"])]
     );
     let mut bad_key = full.to_vec();
     bad_key[2].1 = "public";
-    assert_eq!(
-        refused(&bad_key),
-        vec![names(&["LANGFUSE_INIT_PROJECT_PUBLIC_KEY"])]
-    );
+    assert_eq!(refused(&bad_key), vec![names(&["LANGFUSE_INIT_PROJECT_PUBLIC_KEY"])]);
 }
 
 #[test]
 fn cluster_switch_carries_the_cluster_name() {
-    let config = load(&[
-        ("CLICKHOUSE_CLUSTER_ENABLED", "true"),
-        ("CLICKHOUSE_CLUSTER_NAME", "main"),
-    ])
-    .unwrap();
+    let config =
+        load(&[("CLICKHOUSE_CLUSTER_ENABLED", "true"), ("CLICKHOUSE_CLUSTER_NAME", "main")]).unwrap();
     assert_eq!(config.clickhouse.cluster.as_deref(), Some("main"));
 }
 
 #[test]
 fn redacted_view_hides_secrets_and_url_passwords() {
-    let config = load(&[
-        ("CLICKHOUSE_PASSWORD", "hunter2"),
-        ("ADMIN_API_KEY", "admin-secret"),
-    ])
-    .unwrap();
+    let config = load(&[("CLICKHOUSE_PASSWORD", "hunter2"), ("ADMIN_API_KEY", "admin-secret")]).unwrap();
     let text = format!("{:?}", config.redacted());
-    assert!(
-        !text.contains("hunter2") && !text.contains("admin-secret"),
-        "{text}"
-    );
+    assert!(!text.contains("hunter2") && !text.contains("admin-secret"), "{text}");
     assert!(!text.contains("u:p@"), "{text}");
     assert!(text.contains("events_only (default)"), "{text}");
     // Every catalogue entry is shown.

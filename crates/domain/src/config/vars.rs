@@ -56,10 +56,8 @@ impl Vars {
             Some(v) => Some(Some(v)),
             None => {
                 let expected: Vec<_> = all.iter().map(|v| label(*v)).collect();
-                problems.push(
-                    name,
-                    format!("unknown value {raw:?}; expected one of {}", expected.join(", ")),
-                );
+                problems
+                    .push(name, format!("unknown value {raw:?}; expected one of {}", expected.join(", ")));
                 None
             }
         }
@@ -103,10 +101,7 @@ impl Vars {
         match raw.parse::<u16>() {
             Ok(v) if v > 0 => Some(v),
             _ => {
-                problems.push(
-                    name,
-                    format!("must be a port number between 1 and 65535, got {raw:?}"),
-                );
+                problems.push(name, format!("must be a port number between 1 and 65535, got {raw:?}"));
                 None
             }
         }
@@ -131,18 +126,12 @@ pub struct Problems(Vec<Problem>);
 
 impl Problems {
     pub fn push(&mut self, variable: impl Into<String>, message: impl Into<String>) {
-        self.0.push(Problem {
-            variables: vec![variable.into()],
-            message: message.into(),
-        });
+        self.0.push(Problem { variables: vec![variable.into()], message: message.into() });
     }
 
     pub fn combination(&mut self, variables: &[&str], message: &str) {
         let variables = variables.iter().map(|v| (*v).to_owned()).collect();
-        self.0.push(Problem {
-            variables,
-            message: message.to_owned(),
-        });
+        self.0.push(Problem { variables, message: message.to_owned() });
     }
 
     pub fn len(&self) -> usize {

@@ -32,10 +32,7 @@ pub fn any_to_json(value: &AnyValue) -> Option<Value> {
 }
 
 fn key_values_to_object(values: &[KeyValue]) -> Map<String, Value> {
-    values
-        .iter()
-        .filter_map(|kv| Some((kv.key.clone(), any_to_json(kv.value.as_ref()?)?)))
-        .collect()
+    values.iter().filter_map(|kv| Some((kv.key.clone(), any_to_json(kv.value.as_ref()?)?))).collect()
 }
 
 /// JavaScript truthiness, which upstream's `attributes[key] || …` chains rely on: `null`, `false`,

@@ -111,7 +111,8 @@ impl ScopeView {
     fn new(scope: Option<&InstrumentationScope>) -> Self {
         let name = scope.map(|s| s.name.clone()).unwrap_or_default();
         let version = scope.map(|s| s.version.clone()).unwrap_or_default();
-        let attributes = Attributes::from_key_values(scope.map(|s| s.attributes.as_slice()).unwrap_or_default());
+        let attributes =
+            Attributes::from_key_values(scope.map(|s| s.attributes.as_slice()).unwrap_or_default());
         let mut metadata = Metadata::new();
         for (key, value) in [("scope.name", &name), ("scope.version", &version)] {
             if !value.is_empty() {
@@ -125,7 +126,7 @@ impl ScopeView {
 
 fn nanos_to_micros(nanos: u64) -> Option<Micros> {
     // u64::MAX / 1000 fits in an i64.
-    (nanos != 0).then(|| (nanos / 1000) as Micros)
+    (nanos != 0).then_some((nanos / 1000) as Micros)
 }
 
 /// Lower-case hex; an all-zero id (some exporters' "no parent") is no id.
@@ -133,7 +134,12 @@ fn hex_id(bytes: &[u8]) -> String {
     if bytes.iter().all(|b| *b == 0) { String::new() } else { hex::encode(bytes) }
 }
 
-fn convert_span(span: &Span, resource: &ResourceView, scope: &ScopeView, context: &ConvertContext) -> ConvertedSpan {
+fn convert_span(
+    span: &Span,
+    resource: &ResourceView,
+    scope: &ScopeView,
+    context: &ConvertContext,
+) -> ConvertedSpan {
     let attributes = Attributes::from_key_values(&span.attributes);
     let io_source = IoSource { attributes: &attributes, events: &span.events, scope_name: &scope.name };
 
@@ -242,6 +248,8 @@ fn convert_span(span: &Span, resource: &ResourceView, scope: &ScopeView, context
         provided_usage_details,
         cost_details: provided_cost_details.clone(),
         provided_cost_details,
+        usage_pricing_tier_id: None,
+        usage_pricing_tier_name: None,
         tool_definitions: Default::default(),
         tool_calls: Vec::new(),
         tool_call_names: Vec::new(),
@@ -267,7 +275,10 @@ fn convert_span(span: &Span, resource: &ResourceView, scope: &ScopeView, context
         event_ts: context.received_at,
         is_deleted: false,
         ingestion_api_key: context.public_key.clone(),
-        ingestion_sdk_name: context.sdk.family().map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
+        ingestion_sdk_name: context
+            .sdk
+            .family()
+            .map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
         ingestion_sdk_version: context.sdk.version.clone().unwrap_or_else(|| "unknown".to_owned()),
     };
     ConvertedSpan { event, trace, is_root, has_trace_update }

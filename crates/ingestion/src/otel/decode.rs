@@ -57,9 +57,8 @@ pub fn decode_with_limit(
     let format = format(content_type)?;
     let body = decompress(body, content_encoding, max_decoded_bytes)?;
     let request = match format {
-        Format::Protobuf => {
-            ExportTraceServiceRequest::decode(body.as_ref()).map_err(|e| DecodeError::Protobuf(e.to_string()))?
-        }
+        Format::Protobuf => ExportTraceServiceRequest::decode(body.as_ref())
+            .map_err(|e| DecodeError::Protobuf(e.to_string()))?,
         Format::Json => json::parse(&body)?,
     };
     validate(&request)?;
@@ -89,7 +88,7 @@ fn decompress<'a>(
         // Read one byte past the limit to tell "exactly the limit" from "over it".
         let mut decoded = Vec::with_capacity(body.len().saturating_mul(4).min(limit));
         MultiGzDecoder::new(body)
-            .take(limit as u64 + 1)
+            .take((limit as u64).saturating_add(1))
             .read_to_end(&mut decoded)
             .map_err(|e| DecodeError::Decompress(e.to_string()))?;
         if decoded.len() > limit {
@@ -134,10 +133,10 @@ fn invalid_ids(span: &Span) -> Option<String> {
             None
         }
     };
-    check("trace id", &span.trace_id, 16)
-        .or_else(|| check("span id", &span.span_id, 8))
-        .or_else(|| match span.parent_span_id.len() {
+    check("trace id", &span.trace_id, 16).or_else(|| check("span id", &span.span_id, 8)).or_else(
+        || match span.parent_span_id.len() {
             0 | 8 => None,
             n => Some(format!("parent span id must be empty or 8 bytes, got {n}")),
-        })
+        },
+    )
 }

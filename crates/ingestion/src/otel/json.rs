@@ -20,6 +20,8 @@ use serde_json::{Map, Value};
 use super::decode::DecodeError;
 
 pub fn parse(body: &[u8]) -> Result<ExportTraceServiceRequest, DecodeError> {
+    // Some Windows tooling prefixes JSON with a UTF-8 byte order mark, which JSON parsers refuse.
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(ExportTraceServiceRequest::default());
     }
@@ -29,7 +31,8 @@ pub fn parse(body: &[u8]) -> Result<ExportTraceServiceRequest, DecodeError> {
     }
     repair(&mut tree);
     normalise_ids(&mut tree)?;
-    ExportTraceServiceRequest::deserialize(&tree).map_err(|e| DecodeError::Json(locate(&tree, &e.to_string())))
+    ExportTraceServiceRequest::deserialize(&tree)
+        .map_err(|e| DecodeError::Json(locate(&tree, &e.to_string())))
 }
 
 const LONG_FIELDS: &[&str] = &["startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "intValue"];
@@ -94,10 +97,10 @@ fn camel_case(key: &str) -> String {
 }
 
 fn repair_field(key: &str, value: &mut Value) {
-    if LONG_FIELDS.contains(&key) {
-        if let Some(text) = long_as_text(value) {
-            *value = Value::String(text);
-        }
+    if LONG_FIELDS.contains(&key)
+        && let Some(text) = long_as_text(value, key != "intValue")
+    {
+        *value = Value::String(text);
     }
     match key {
         "kind" => enum_number(value, SPAN_KINDS),
@@ -112,12 +115,13 @@ fn repair_field(key: &str, value: &mut Value) {
 }
 
 /// protobufjs `{low, high}` longs and float-typed integers (`1.7e18`) as decimal text.
-fn long_as_text(value: &Value) -> Option<String> {
+/// Timestamps are unsigned (fixed64); `intValue` is signed unless the long says otherwise.
+fn long_as_text(value: &Value, unsigned_field: bool) -> Option<String> {
     match value {
         Value::Object(object) => {
             let low = object.get("low")?.as_i64()?;
             let high = object.get("high")?.as_i64()?;
-            let unsigned = object.get("unsigned").and_then(Value::as_bool).unwrap_or(false);
+            let unsigned = unsigned_field || object.get("unsigned").and_then(Value::as_bool).unwrap_or(false);
             let bits = ((high as u64) << 32) | (low as u64 & 0xffff_ffff);
             Some(if unsigned { bits.to_string() } else { (bits as i64).to_string() })
         }
@@ -150,8 +154,10 @@ fn normalise_ids(tree: &mut Value) -> Result<(), DecodeError> {
                 normalise_id(span, "spanId", 8).map_err(&invalid)?;
                 normalise_id(span, "parentSpanId", 8).map_err(&invalid)?;
                 for (l, link) in children(span, "links").enumerate() {
-                    normalise_id(link, "traceId", 16).map_err(|reason| invalid(format!("links[{l}]: {reason}")))?;
-                    normalise_id(link, "spanId", 8).map_err(|reason| invalid(format!("links[{l}]: {reason}")))?;
+                    normalise_id(link, "traceId", 16)
+                        .map_err(|reason| invalid(format!("links[{l}]: {reason}")))?;
+                    normalise_id(link, "spanId", 8)
+                        .map_err(|reason| invalid(format!("links[{l}]: {reason}")))?;
                 }
                 index += 1;
             }
@@ -180,7 +186,9 @@ fn normalise_id(object: &mut Value, key: &str, bytes: usize) -> Result<(), Strin
             .iter()
             .find_map(|engine| engine.decode(text).ok().filter(|d| d.len() == bytes))
             .map(hex::encode)
-            .ok_or_else(|| format!("{key} {text:?} is neither {} hex digits nor base64 of {bytes} bytes", bytes * 2))?
+            .ok_or_else(|| {
+                format!("{key} {text:?} is neither {} hex digits nor base64 of {bytes} bytes", bytes * 2)
+            })?
     };
     *value = Value::String(hex);
     Ok(())
@@ -189,20 +197,19 @@ fn normalise_id(object: &mut Value, key: &str, bytes: usize) -> Result<(), Strin
 /// Finds the first resource, scope, span or attribute that fails to deserialise, so the error says
 /// where the problem is (`serde` on a tree reports no position).
 fn locate(tree: &Value, error: &str) -> String {
-    let items = |v: &'_ Value, key: &str| v.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     for (r, resource_spans) in items(tree, "resourceSpans").iter().enumerate() {
         let at = format!("resourceSpans[{r}]");
-        if let Some(resource) = resource_spans.get("resource") {
-            if let Some(e) = first_error::<Resource>(resource, "attributes") {
-                return format!("{at}.resource{e}");
-            }
+        if let Some(resource) = resource_spans.get("resource")
+            && let Some(e) = first_error::<Resource>(resource, "attributes")
+        {
+            return format!("{at}.resource{e}");
         }
         for (s, scope_spans) in items(resource_spans, "scopeSpans").iter().enumerate() {
             let at = format!("{at}.scopeSpans[{s}]");
-            if let Some(scope) = scope_spans.get("scope") {
-                if let Some(e) = first_error::<InstrumentationScope>(scope, "attributes") {
-                    return format!("{at}.scope{e}");
-                }
+            if let Some(scope) = scope_spans.get("scope")
+                && let Some(e) = first_error::<InstrumentationScope>(scope, "attributes")
+            {
+                return format!("{at}.scope{e}");
             }
             for (p, span) in items(scope_spans, "spans").iter().enumerate() {
                 if let Some(e) = first_error::<Span>(span, "attributes") {
@@ -212,6 +219,10 @@ fn locate(tree: &Value, error: &str) -> String {
         }
     }
     error.to_owned()
+}
+
+fn items<'a>(parent: &'a Value, key: &str) -> &'a [Value] {
+    parent.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 /// The error of one message, narrowed to the attribute at fault when there is one.

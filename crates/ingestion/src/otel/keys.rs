@@ -52,7 +52,8 @@ pub const TELEMETRY_SDK_NAME: &str = "telemetry.sdk.name";
 pub const TELEMETRY_SDK_VERSION: &str = "telemetry.sdk.version";
 
 /// Environment: each key on the span, then on the resource, else `default`.
-pub const ENVIRONMENT_KEYS: &[&str] = &["langfuse.environment", "deployment.environment.name", "deployment.environment"];
+pub const ENVIRONMENT_KEYS: &[&str] =
+    &["langfuse.environment", "deployment.environment.name", "deployment.environment"];
 pub const DEFAULT_ENVIRONMENT: &str = "default";
 
 pub const USER_ID_KEYS: &[&str] = &[
@@ -221,4 +222,5 @@ pub const IO_KEYS: &[&str] = &[
     "gen_ai.tool.call.result",
 ];
 /// Key prefixes (matched as plain string prefixes, like upstream) also treated as input/output.
-pub const IO_KEY_PREFIXES: &[&str] = &["gen_ai.prompt", "gen_ai.completion", "llm.input_messages", "llm.output_messages"];
+pub const IO_KEY_PREFIXES: &[&str] =
+    &["gen_ai.prompt", "gen_ai.completion", "llm.input_messages", "llm.output_messages"];

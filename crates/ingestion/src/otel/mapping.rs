@@ -79,7 +79,8 @@ pub fn tags(attributes: &Attributes) -> Option<Vec<String>> {
     Some(match value {
         Value::Array(items) => items.iter().map(to_text).collect(),
         Value::String(text) => {
-            let json_array = text.trim_start().starts_with('[').then(|| serde_json::from_str::<Vec<Value>>(text).ok());
+            let json_array =
+                text.trim_start().starts_with('[').then(|| serde_json::from_str::<Vec<Value>>(text).ok());
             match json_array.flatten() {
                 Some(items) => items.iter().map(to_text).collect(),
                 None if text.contains(',') => text.split(',').map(|t| t.trim().to_owned()).collect(),
@@ -127,7 +128,12 @@ pub fn model_parameters(attributes: &Attributes, scope_name: &str) -> String {
     let parameters = json_object(attributes, keys::OBSERVATION_MODEL_PARAMETERS)
         .map(sanitise_parameters)
         .or_else(|| (scope_name == keys::VERCEL_AI_SCOPE).then(|| vercel_ai_parameters(attributes)))
-        .or_else(|| keys::JSON_MODEL_PARAMETER_KEYS.iter().find_map(|k| json_object(attributes, k)).map(sanitise_parameters))
+        .or_else(|| {
+            keys::JSON_MODEL_PARAMETER_KEYS
+                .iter()
+                .find_map(|k| json_object(attributes, k))
+                .map(sanitise_parameters)
+        })
         .unwrap_or_else(|| {
             let request = attributes
                 .with_prefix(keys::GEN_AI_REQUEST_PREFIX)
@@ -183,7 +189,8 @@ fn javascript_to_string(value: &Value) -> String {
 /// The linked prompt's name and version, each from the first source that has it.
 pub fn prompt(attributes: &Attributes) -> (Option<String>, Option<u16>) {
     let ai_sdk = attributes.truthy(keys::AI_SDK_PROMPT).and_then(parse_json_text);
-    let ai_sdk_field = |field: &str| ai_sdk.as_ref().and_then(|p| p.get(field)).filter(|v| !v.is_null()).cloned();
+    let ai_sdk_field =
+        |field: &str| ai_sdk.as_ref().and_then(|p| p.get(field)).filter(|v| !v.is_null()).cloned();
     let name = attributes
         .get(keys::OBSERVATION_PROMPT_NAME)
         .or_else(|| attributes.get(keys::LEGACY_PROMPT_NAME))
@@ -201,7 +208,10 @@ pub fn prompt(attributes: &Attributes) -> (Option<String>, Option<u16>) {
 
 fn prompt_version(value: &Value) -> Option<u16> {
     match value {
-        Value::Number(n) => n.as_u64().and_then(|v| u16::try_from(v).ok()),
+        // Whole numbers only, also when a JavaScript client sent them as doubles (`1.0`).
+        Value::Number(n) => {
+            n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=65535.0).contains(f)).map(|f| f as u16)
+        }
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }

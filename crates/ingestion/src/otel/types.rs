@@ -77,7 +77,8 @@ const VERCEL_OPERATIONS: &[(&str, ObservationType)] = &[
     ("ai.embed.doEmbed", ObservationType::Embedding),
 ];
 
-const VERCEL_MODEL_KEYS: &[&str] = &[keys::OBSERVATION_MODEL, "ai.model.id", "gen_ai.request.model", "gen_ai.response.model"];
+const VERCEL_MODEL_KEYS: &[&str] =
+    &[keys::OBSERVATION_MODEL, "ai.model.id", "gen_ai.request.model", "gen_ai.response.model"];
 
 const MODEL_KEYS: &[&str] =
     &[keys::OBSERVATION_MODEL, "gen_ai.request.model", "gen_ai.response.model", "llm.model_name", "model"];
@@ -89,10 +90,7 @@ fn p0_python_sdk_3_3_generation(inputs: &TypeInputs<'_>) -> Option<ObservationTy
     if !applies || is_after_3_3(inputs.scope_version) {
         return None;
     }
-    GENERATION_ONLY_KEYS
-        .iter()
-        .any(|k| inputs.attributes.contains(k))
-        .then_some(ObservationType::Generation)
+    GENERATION_ONLY_KEYS.iter().any(|k| inputs.attributes.contains(k)).then_some(ObservationType::Generation)
 }
 
 /// Whether a `major.minor…` version is above 3.3. Unparseable versions are not (upstream compares
@@ -146,9 +144,8 @@ fn p5_vercel_span_like(inputs: &TypeInputs<'_>) -> Option<ObservationType> {
 }
 
 fn p6_gen_ai_tool(inputs: &TypeInputs<'_>) -> Option<ObservationType> {
-    let is_tool = ["gen_ai.tool.name", "gen_ai.tool.call.id"]
-        .iter()
-        .any(|k| inputs.attributes.meaningful(k).is_some());
+    let is_tool =
+        ["gen_ai.tool.name", "gen_ai.tool.call.id"].iter().any(|k| inputs.attributes.meaningful(k).is_some());
     is_tool.then_some(ObservationType::Tool)
 }
 
@@ -218,6 +215,9 @@ mod tests {
         assert_eq!(map(&span, ("langfuse-sdk", "3.3.0")), ObservationType::Generation);
         assert_eq!(map(&span, ("langfuse-sdk", "3.15.0")), ObservationType::Span);
         assert_eq!(map(&span, ("langfuse-sdk", "4.0.0")), ObservationType::Span);
-        assert_eq!(map(&[("langfuse.observation.type", "span")], ("langfuse-sdk", "3.1.0")), ObservationType::Span);
+        assert_eq!(
+            map(&[("langfuse.observation.type", "span")], ("langfuse-sdk", "3.1.0")),
+            ObservationType::Span
+        );
     }
 }

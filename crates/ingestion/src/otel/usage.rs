@@ -82,7 +82,9 @@ fn openai_shape(object: &Map<String, Value>, [input, output, total]: [&str; 3]) 
         return None;
     }
     let mut usage = Usage::new();
-    for (side, count_key, details_key) in [("input", input, &input_details), ("output", output, &output_details)] {
+    for (side, count_key, details_key) in
+        [("input", input, &input_details), ("output", output, &output_details)]
+    {
         let mut remaining = object.get(count_key).and_then(count);
         if let Some(Value::Object(details)) = object.get(details_key.as_str()) {
             for (detail, value) in details {
@@ -111,7 +113,8 @@ fn generic_usage(attributes: &Attributes) -> Usage {
                 continue;
             }
             let Some(n) = count(value) else { continue };
-            let key = keys::USAGE_KEY_RENAMES.iter().find(|(from, _)| *from == rest).map_or(rest, |(_, to)| *to);
+            let key =
+                keys::USAGE_KEY_RENAMES.iter().find(|(from, _)| *from == rest).map_or(rest, |(_, to)| *to);
             usage.insert(key.to_owned(), n);
         }
     }
@@ -126,7 +129,10 @@ fn pydantic_ai_usage(attributes: &Attributes) -> Usage {
         ("output", first(&["gen_ai.usage.details.output_tokens"])),
         (
             "input_cache_read",
-            first(&["gen_ai.usage.details.cache_read_input_tokens", "gen_ai.usage.details.cache_read_tokens"]),
+            first(&[
+                "gen_ai.usage.details.cache_read_input_tokens",
+                "gen_ai.usage.details.cache_read_tokens",
+            ]),
         ),
         (
             "input_cache_creation",
@@ -176,8 +182,11 @@ fn vercel_ai_usage(attributes: &Attributes) -> Usage {
     usage
 }
 
-/// (provider, path to the usage object, [(provider key, usage key)]); a key already set wins.
-const PROVIDER_USAGE: &[(&str, &[&str], &[(&str, &str)])] = &[
+/// (provider key, usage key) pairs.
+type Renames = &'static [(&'static str, &'static str)];
+
+/// (provider, path to the usage object, renames); a usage key already set wins.
+const PROVIDER_USAGE: &[(&str, &[&str], Renames)] = &[
     (
         "openai",
         &[],
@@ -220,11 +229,13 @@ fn add_provider_usage(providers: &Map<String, Value>, usage: &mut Usage) {
         }
     }
     // Anthropic splits cache creation by TTL; the split parts are not also counted in the total.
-    let cache_creation = providers.get("anthropic").and_then(|a| a.get("usage")).and_then(|u| u.get("cache_creation"));
+    let cache_creation =
+        providers.get("anthropic").and_then(|a| a.get("usage")).and_then(|u| u.get("cache_creation"));
     if let Some(Value::Object(split)) = cache_creation {
-        for (from, to) in
-            [("ephemeral_5m_input_tokens", "input_cache_creation_5m"), ("ephemeral_1h_input_tokens", "input_cache_creation_1h")]
-        {
+        for (from, to) in [
+            ("ephemeral_5m_input_tokens", "input_cache_creation_5m"),
+            ("ephemeral_1h_input_tokens", "input_cache_creation_1h"),
+        ] {
             if let Some(n) = split.get(from).and_then(count) {
                 usage.entry(to.to_owned()).or_insert(n);
             }

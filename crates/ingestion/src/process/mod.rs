@@ -63,6 +63,7 @@ impl Processor {
         }
         tracing::info!(consumer = %this.consumer, "ingestion processor started");
         let mut batch = Batch::default();
+        this.finish_own_pending(&mut batch, &shutdown).await;
         let mut last_claim = Instant::now() - this.settings.claim_idle;
         loop {
             if shutdown.is_cancelled() {
@@ -102,6 +103,29 @@ impl Processor {
         }
     }
 
+    /// Re-processes what this consumer had read before a restart, until none is left.
+    async fn finish_own_pending(self: &Arc<Self>, batch: &mut Batch, shutdown: &CancellationToken) {
+        let mut seen = std::collections::HashSet::new();
+        while !shutdown.is_cancelled() {
+            let pending = match self.queue.read_own_pending(&self.consumer, READ_COUNT).await {
+                Ok(pending) => pending,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read this worker's pending entries; they will be claimed later");
+                    return;
+                }
+            };
+            // Entries that stay pending (transient failures) would come back forever; stop at
+            // the first repeat and leave them to the stale-claim path.
+            let fresh: Vec<Delivery> = pending.into_iter().filter(|d| seen.insert(d.id.clone())).collect();
+            if fresh.is_empty() {
+                return;
+            }
+            tracing::info!(entries = fresh.len(), "resuming entries read before a restart");
+            self.prepare_all(fresh, batch).await;
+            self.flush(batch, shutdown).await;
+        }
+    }
+
     async fn prepare_all(self: &Arc<Self>, deliveries: Vec<Delivery>, batch: &mut Batch) {
         let results: Vec<_> = futures::stream::iter(deliveries)
             .map(|delivery| {
@@ -134,9 +158,14 @@ impl Processor {
     async fn prepare(&self, delivery: &Delivery) -> Result<Prepared, ProcessError> {
         let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
         let payload = match self.blobs.store().get(&Path::from(job.blob_key.as_str())).await {
-            Ok(object) => object.bytes().await.map_err(|e| ProcessError::Transient(format!("blob read: {e}")))?,
+            Ok(object) => {
+                object.bytes().await.map_err(|e| ProcessError::Transient(format!("blob read: {e}")))?
+            }
             Err(object_store::Error::NotFound { .. }) => {
-                return Err(ProcessError::Permanent(format!("payload {} is missing from blob storage", job.blob_key)));
+                return Err(ProcessError::Permanent(format!(
+                    "payload {} is missing from blob storage",
+                    job.blob_key
+                )));
             }
             Err(e) => return Err(ProcessError::Transient(format!("blob read: {e}"))),
         };

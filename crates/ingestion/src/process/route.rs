@@ -17,18 +17,28 @@ pub struct Prepared {
     pub events: Vec<Event>,
 }
 
-pub fn prepare(job: &IngestionJob, payload: &[u8], migration: &MigrationSettings) -> Result<Prepared, ProcessError> {
+pub fn prepare(
+    job: &IngestionJob,
+    payload: &[u8],
+    migration: &MigrationSettings,
+) -> Result<Prepared, ProcessError> {
     match job.kind {
         PayloadKind::OtlpTraces => prepare_otlp(job, payload, migration),
         PayloadKind::IngestionBatch => Err(ProcessError::Permanent(
-            "legacy ingestion batches are not processed by this build yet; the payload is kept for replay".into(),
+            "legacy ingestion batches are not processed by this build yet; the payload is kept for replay"
+                .into(),
         )),
     }
 }
 
-pub fn prepare_otlp(job: &IngestionJob, payload: &[u8], migration: &MigrationSettings) -> Result<Prepared, ProcessError> {
-    let request = ExportTraceServiceRequest::decode(payload)
-        .map_err(|e| ProcessError::Permanent(format!("stored OTLP payload {} does not decode: {e}", job.blob_key)))?;
+pub fn prepare_otlp(
+    job: &IngestionJob,
+    payload: &[u8],
+    migration: &MigrationSettings,
+) -> Result<Prepared, ProcessError> {
+    let request = ExportTraceServiceRequest::decode(payload).map_err(|e| {
+        ProcessError::Permanent(format!("stored OTLP payload {} does not decode: {e}", job.blob_key))
+    })?;
     let sdk = SdkInfo {
         name: job.sdk_name.clone(),
         version: job.sdk_version.clone(),
@@ -36,7 +46,8 @@ pub fn prepare_otlp(job: &IngestionJob, payload: &[u8], migration: &MigrationSet
     };
     let direct = sdk.otel_direct_write(migration.otel_behaviour);
     match (migration.write_mode, direct) {
-        (WriteMode::EventsOnly, _) | (WriteMode::Dual, true) if !migration.write_mode.writes_legacy_tables() => {}
+        (WriteMode::EventsOnly, _) | (WriteMode::Dual, true)
+            if !migration.write_mode.writes_legacy_tables() => {}
         (mode, _) => {
             return Err(ProcessError::Permanent(format!(
                 "write mode {mode} needs the v3 table writers, which this build does not have yet; \

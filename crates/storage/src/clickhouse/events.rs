@@ -46,6 +46,8 @@ pub struct EventRow<'a> {
     usage_details: Vec<(&'a str, u64)>,
     provided_cost_details: Vec<(&'a str, i64)>,
     cost_details: Vec<(&'a str, i64)>,
+    usage_pricing_tier_id: Option<&'a str>,
+    usage_pricing_tier_name: Option<&'a str>,
     tool_definitions: Vec<(&'a str, &'a str)>,
     tool_calls: &'a [String],
     tool_call_names: &'a [String],
@@ -97,13 +99,8 @@ impl<'a> From<&'a Event> for EventRow<'a> {
         let experiment = e.experiment.as_ref();
         let text = |f: fn(&'a domain::event::Experiment) -> &'a str| experiment.map(f).unwrap_or("");
         let names_values = |m: Option<&'a domain::event::Metadata>| {
-            m.map(|m| {
-                (
-                    m.keys().map(String::as_str).collect(),
-                    m.values().map(String::as_str).collect(),
-                )
-            })
-            .unwrap_or_default()
+            m.map(|m| (m.keys().map(String::as_str).collect(), m.values().map(String::as_str).collect()))
+                .unwrap_or_default()
         };
         let (experiment_metadata_names, experiment_metadata_values) =
             names_values(experiment.map(|x| &x.metadata));
@@ -142,11 +139,9 @@ impl<'a> From<&'a Event> for EventRow<'a> {
             usage_details: usage(&e.usage_details),
             provided_cost_details: costs(&e.provided_cost_details),
             cost_details: costs(&e.cost_details),
-            tool_definitions: e
-                .tool_definitions
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
+            usage_pricing_tier_id: e.usage_pricing_tier_id.as_deref(),
+            usage_pricing_tier_name: e.usage_pricing_tier_name.as_deref(),
+            tool_definitions: e.tool_definitions.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
             tool_calls: &e.tool_calls,
             tool_call_names: &e.tool_call_names,
             input: &e.input,
@@ -203,9 +198,6 @@ pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
     };
     match tokio::time::timeout(INSERT_TIMEOUT, work).await {
         Ok(result) => result.map_err(Error::from),
-        Err(_) => Err(Error::new(
-            ErrorKind::Unavailable,
-            "clickhouse insert into events_full timed out",
-        )),
+        Err(_) => Err(Error::new(ErrorKind::Unavailable, "clickhouse insert into events_full timed out")),
     }
 }

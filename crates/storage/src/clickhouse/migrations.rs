@@ -44,10 +44,7 @@ const RECORD_TABLE: &str = "loupe_schema_migrations";
 impl Migration {
     /// Identifies the text that was applied; a released migration must never change.
     pub fn checksum(&self) -> String {
-        Sha256::digest(self.template.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        Sha256::digest(self.template.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
     }
 }
 
@@ -57,9 +54,7 @@ pub fn render(template: &str, cluster: Option<&str>) -> String {
         Some(name) => (format!(" ON CLUSTER {name}"), "Replicated"),
         None => (String::new(), ""),
     };
-    template
-        .replace("{ON_CLUSTER}", &on_cluster)
-        .replace("{REPLICATED}", replicated)
+    template.replace("{ON_CLUSTER}", &on_cluster).replace("{REPLICATED}", replicated)
 }
 
 /// Statements end with `;` at the end of a line; comment-only chunks are dropped.
@@ -107,11 +102,7 @@ struct Record {
 pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
     ch.ensure_database().await?;
     let cluster = ch.cluster();
-    let engine = if cluster.is_some() {
-        "ReplicatedReplacingMergeTree"
-    } else {
-        "ReplacingMergeTree"
-    };
+    let engine = if cluster.is_some() { "ReplicatedReplacingMergeTree" } else { "ReplacingMergeTree" };
     let on_cluster = cluster.map(|c| format!(" ON CLUSTER {c}")).unwrap_or_default();
     let create_record_table = format!(
         "CREATE TABLE IF NOT EXISTS {RECORD_TABLE}{on_cluster} (version UInt32, name String, checksum String, \
@@ -122,15 +113,10 @@ pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
 
     let records: Vec<Record> = ch
         .client()
-        .query(&format!(
-            "SELECT version, checksum FROM {RECORD_TABLE} FINAL ORDER BY version"
-        ))
+        .query(&format!("SELECT version, checksum FROM {RECORD_TABLE} FINAL ORDER BY version"))
         .fetch_all()
         .await?;
-    let mut report = AppliedMigrations {
-        pre_existing_tables,
-        ..Default::default()
-    };
+    let mut report = AppliedMigrations { pre_existing_tables, ..Default::default() };
     for migration in MIGRATIONS {
         if let Some(record) = records.iter().find(|r| r.version == migration.version) {
             if record.checksum != migration.checksum() {
@@ -156,9 +142,7 @@ pub async fn migrate(ch: &ClickHouse) -> Result<AppliedMigrations> {
             })?;
         }
         ch.client()
-            .query(&format!(
-                "INSERT INTO {RECORD_TABLE} (version, name, checksum) VALUES (?, ?, ?)"
-            ))
+            .query(&format!("INSERT INTO {RECORD_TABLE} (version, name, checksum) VALUES (?, ?, ?)"))
             .bind(migration.version)
             .bind(migration.name)
             .bind(migration.checksum())
@@ -231,11 +215,7 @@ mod tests {
         for m in MIGRATIONS {
             let rendered = render(m.template, Some("c"));
             assert!(!rendered.contains("{ON_CLUSTER}") && !rendered.contains("{REPLICATED}"));
-            assert!(
-                !split_statements(&rendered).is_empty(),
-                "{} has no statements",
-                m.name
-            );
+            assert!(!split_statements(&rendered).is_empty(), "{} has no statements", m.name);
             let cluster_creates = rendered.matches("ON CLUSTER c").count();
             let creates_and_alters = split_statements(&rendered).len();
             assert_eq!(

@@ -64,11 +64,7 @@ impl ClickHouse {
     }
 
     pub(crate) async fn ensure_database(&self) -> Result<()> {
-        let on_cluster = self
-            .cluster
-            .as_deref()
-            .map(|c| format!(" ON CLUSTER {c}"))
-            .unwrap_or_default();
+        let on_cluster = self.cluster.as_deref().map(|c| format!(" ON CLUSTER {c}")).unwrap_or_default();
         let statement = format!("CREATE DATABASE IF NOT EXISTS `{}`{on_cluster}", self.database);
         self.server.query(&statement).execute().await?;
         Ok(())

@@ -23,18 +23,11 @@ async fn round_trip(store: &BlobStore) {
     store.check().await.unwrap();
     let path = Path::from("events/p1/batch.json");
     let body = Bytes::from_static(b"{\"spans\":[1,2,3]}");
-    store
-        .store()
-        .put(&path, PutPayload::from(body.clone()))
-        .await
-        .unwrap();
+    store.store().put(&path, PutPayload::from(body.clone())).await.unwrap();
     let read = store.store().get(&path).await.unwrap().bytes().await.unwrap();
     assert_eq!(read, body);
     store.store().delete(&path).await.unwrap();
-    assert!(matches!(
-        store.store().head(&path).await,
-        Err(object_store::Error::NotFound { .. })
-    ));
+    assert!(matches!(store.store().head(&path).await, Err(object_store::Error::NotFound { .. })));
 }
 
 #[tokio::test]
@@ -54,14 +47,8 @@ async fn local_directory_round_trip() {
 #[tokio::test]
 async fn wrong_s3_credentials_are_reported_unavailable() {
     rustls::crypto::ring::default_provider().install_default().ok();
-    let BlobSettings::S3(mut settings) = s3("") else {
-        unreachable!()
-    };
+    let BlobSettings::S3(mut settings) = s3("") else { unreachable!() };
     settings.secret_access_key = Some("wrong".to_owned().into());
-    let error = BlobStore::connect(&BlobSettings::S3(settings))
-        .unwrap()
-        .check()
-        .await
-        .unwrap_err();
+    let error = BlobStore::connect(&BlobSettings::S3(settings)).unwrap().check().await.unwrap_err();
     assert!(error.is_unavailable(), "{error}");
 }

@@ -49,19 +49,9 @@ async fn ddl_insert_100k_and_final_select() {
     insert(&ch, (0..100_000).map(|i| span(i, 1))).await;
     insert(&ch, (0..10_000).map(|i| span(i, 2))).await;
 
-    let raw: u64 = ch
-        .client()
-        .query("SELECT count() FROM spans")
-        .fetch_one()
-        .await
-        .unwrap();
+    let raw: u64 = ch.client().query("SELECT count() FROM spans").fetch_one().await.unwrap();
     assert_eq!(raw, 110_000);
-    let deduplicated: u64 = ch
-        .client()
-        .query("SELECT count() FROM spans FINAL")
-        .fetch_one()
-        .await
-        .unwrap();
+    let deduplicated: u64 = ch.client().query("SELECT count() FROM spans FINAL").fetch_one().await.unwrap();
     assert_eq!(deduplicated, 100_000);
 
     let newest: Vec<Span> = ch
@@ -96,12 +86,8 @@ async fn server_side_parameters_and_per_query_settings() {
         .unwrap();
     assert_eq!(block, "1234");
     // A per-query setting does not leak into the next request on the shared engine session.
-    let after: String = ch
-        .client()
-        .query("SELECT getSetting('max_block_size')::String")
-        .fetch_one()
-        .await
-        .unwrap();
+    let after: String =
+        ch.client().query("SELECT getSetting('max_block_size')::String").fetch_one().await.unwrap();
     assert_ne!(after, "1234");
 }
 
@@ -109,12 +95,8 @@ async fn server_side_parameters_and_per_query_settings() {
 async fn errors_come_back_as_clickhouse_exceptions() {
     let db = TestClickHouse::create().await;
     let ch = ClickHouse::connect(&db.settings());
-    let missing = ch
-        .client()
-        .query("SELECT count() FROM no_such_table")
-        .fetch_one::<u64>()
-        .await
-        .unwrap_err();
+    let missing =
+        ch.client().query("SELECT count() FROM no_such_table").fetch_one::<u64>().await.unwrap_err();
     assert!(missing.to_string().contains("Code: 60"), "{missing}");
     let syntax = ch.client().query("SELEC 1").execute().await.unwrap_err();
     assert!(syntax.to_string().contains("Code: 62"), "{syntax}");
@@ -124,12 +106,7 @@ async fn errors_come_back_as_clickhouse_exceptions() {
         .execute()
         .await
         .unwrap();
-    let mismatch = ch
-        .client()
-        .query("SELECT ?fields FROM narrow")
-        .fetch_all::<Span>()
-        .await
-        .unwrap_err();
+    let mismatch = ch.client().query("SELECT ?fields FROM narrow").fetch_all::<Span>().await.unwrap_err();
     assert!(!mismatch.to_string().is_empty());
 }
 
@@ -152,10 +129,7 @@ async fn failed_insert_with_a_large_body_reports_the_server_error() {
         Some(e) => e,
         None => insert.end().await.unwrap_err(),
     };
-    assert!(
-        error.to_string().contains("Code: 60"),
-        "expected UNKNOWN_TABLE, got {error}"
-    );
+    assert!(error.to_string().contains("Code: 60"), "expected UNKNOWN_TABLE, got {error}");
     // The connection pool is still usable afterwards.
     ch.check().await.unwrap();
 }

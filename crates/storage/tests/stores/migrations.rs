@@ -26,11 +26,7 @@ async fn tables(ch: &ClickHouse) -> Vec<String> {
 
 async fn record_count(ch: &ClickHouse) -> u64 {
     // Without FINAL: a migration recorded twice would show up here.
-    ch.client()
-        .query("SELECT count() FROM loupe_schema_migrations")
-        .fetch_one()
-        .await
-        .unwrap()
+    ch.client().query("SELECT count() FROM loupe_schema_migrations").fetch_one().await.unwrap()
 }
 
 #[tokio::test]
@@ -43,10 +39,7 @@ async fn empty_database_then_second_run() {
     assert!(first.pre_existing_tables.is_empty());
     let present = tables(&ch).await;
     for table in ALL_TABLES {
-        assert!(
-            present.iter().any(|t| t == table),
-            "{table} missing from {present:?}"
-        );
+        assert!(present.iter().any(|t| t == table), "{table} missing from {present:?}");
     }
     let pg_tables: Vec<String> = sqlx::query_scalar(
         "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
@@ -55,10 +48,7 @@ async fn empty_database_then_second_run() {
     .await
     .unwrap();
     for table in ["api_keys", "background_migrations", "organizations", "projects"] {
-        assert!(
-            pg_tables.iter().any(|t| t == table),
-            "{table} missing from {pg_tables:?}"
-        );
+        assert!(pg_tables.iter().any(|t| t == table), "{table} missing from {pg_tables:?}");
     }
 
     let second = storage::schema::migrate(&pool, &ch).await.unwrap();
@@ -71,10 +61,7 @@ async fn empty_database_then_second_run() {
 async fn concurrent_instances_migrate_once() {
     let (pg, chdb) = (TestPostgres::create().await, TestClickHouse::create().await);
     let (pool, ch) = (pg.pool().await, ClickHouse::connect(&chdb.settings()));
-    let (a, b) = tokio::join!(
-        storage::schema::migrate(&pool, &ch),
-        storage::schema::migrate(&pool, &ch)
-    );
+    let (a, b) = tokio::join!(storage::schema::migrate(&pool, &ch), storage::schema::migrate(&pool, &ch));
     let (a, b) = (a.unwrap(), b.unwrap());
     assert_eq!(a.applied.len() + b.applied.len(), MIGRATIONS.len(), "{a:?} {b:?}");
     assert_eq!(record_count(&ch).await, MIGRATIONS.len() as u64);
@@ -107,11 +94,7 @@ async fn columns(ch: &ClickHouse, table: &str) -> Vec<String> {
 
 /// Row count and a hash over the given columns of every row.
 async fn fingerprint(ch: &ClickHouse, table: &str, columns: &[String]) -> (u64, u64) {
-    let list = columns
-        .iter()
-        .map(|c| format!("`{c}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
     ch.client()
         .query(&format!(
             "SELECT count(), sum(cityHash64(formatRow('TabSeparated', {list}))) FROM {table} FINAL"
@@ -152,23 +135,13 @@ async fn older_v3_database_keeps_its_data_and_gains_current_columns() {
     let report = storage::schema::migrate(&pool, &ch).await.unwrap();
     assert_eq!(report.applied.len(), MIGRATIONS.len());
     for table in v3_tables {
-        assert!(
-            report.pre_existing_tables.iter().any(|t| t == table),
-            "{table} not detected as existing"
-        );
+        assert!(report.pre_existing_tables.iter().any(|t| t == table), "{table} not detected as existing");
     }
 
     for (table, fingerprint_before, old_columns) in &before {
-        assert_eq!(
-            fingerprint(&ch, table, old_columns).await,
-            *fingerprint_before,
-            "{table} data changed"
-        );
+        assert_eq!(fingerprint(&ch, table, old_columns).await, *fingerprint_before, "{table} data changed");
         let now = columns(&ch, table).await;
-        assert!(
-            old_columns.iter().all(|c| now.contains(c)),
-            "{table} lost a column"
-        );
+        assert!(old_columns.iter().all(|c| now.contains(c)), "{table} lost a column");
     }
     for (table, column) in [
         ("observations", "tool_calls"),
@@ -177,10 +150,7 @@ async fn older_v3_database_keeps_its_data_and_gains_current_columns() {
         ("scores", "evaluator_id"),
         ("dataset_run_items_rmt", "dataset_item_version"),
     ] {
-        assert!(
-            columns(&ch, table).await.iter().any(|c| c == column),
-            "{table}.{column} not added"
-        );
+        assert!(columns(&ch, table).await.iter().any(|c| c == column), "{table}.{column} not added");
     }
     let sdk: String = ch
         .client()

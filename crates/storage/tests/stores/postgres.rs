@@ -38,10 +38,7 @@ async fn bootstrap_is_idempotent_and_stores_only_a_hash() {
     assert_eq!(key.project.org_name, "Org One");
     assert_ne!(key.hashed_secret_key, "sk-lf-secret");
     assert!(secret_matches("sk-lf-secret", &key.hashed_secret_key, &salt));
-    let keys: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let keys: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys").fetch_one(&pool).await.unwrap();
     assert_eq!(keys, 1);
     let stored_plain: i64 =
         sqlx::query_scalar("SELECT count(*) FROM api_keys WHERE hashed_secret_key LIKE '%sk-lf-secret%' OR display_secret_key = 'sk-lf-secret'")
@@ -55,12 +52,8 @@ async fn bootstrap_is_idempotent_and_stores_only_a_hash() {
 async fn a_rotated_secret_replaces_the_old_one() {
     let (_pg, pool) = migrated().await;
     let salt: SecretString = "salt".to_owned().into();
-    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-old"), &salt)
-        .await
-        .unwrap();
-    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-new"), &salt)
-        .await
-        .unwrap();
+    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-old"), &salt).await.unwrap();
+    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-new"), &salt).await.unwrap();
     let key = find_api_key(&pool, "pk-lf-1").await.unwrap().unwrap();
     assert!(secret_matches("sk-lf-new", &key.hashed_secret_key, &salt));
     assert!(!secret_matches("sk-lf-old", &key.hashed_secret_key, &salt));
@@ -70,19 +63,12 @@ async fn a_rotated_secret_replaces_the_old_one() {
 async fn a_public_key_of_another_project_is_not_taken_over() {
     let (_pg, pool) = migrated().await;
     let salt: SecretString = "salt".to_owned().into();
-    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-1"), &salt)
-        .await
-        .unwrap();
-    let error = bootstrap(&pool, &settings("p2", "pk-lf-1", "sk-lf-2"), &salt)
-        .await
-        .unwrap_err();
+    bootstrap(&pool, &settings("p1", "pk-lf-1", "sk-lf-1"), &salt).await.unwrap();
+    let error = bootstrap(&pool, &settings("p2", "pk-lf-1", "sk-lf-2"), &salt).await.unwrap_err();
     assert_eq!(error.kind, ErrorKind::Conflict);
     // The failed attempt rolled back: no project p2 was left behind.
     assert!(find_project(&pool, "p2").await.unwrap().is_none());
-    assert_eq!(
-        find_api_key(&pool, "pk-lf-1").await.unwrap().unwrap().project.id,
-        "p1"
-    );
+    assert_eq!(find_api_key(&pool, "pk-lf-1").await.unwrap().unwrap().project.id, "p1");
 }
 
 #[tokio::test]

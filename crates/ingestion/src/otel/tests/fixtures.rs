@@ -127,7 +127,7 @@ fn client(file: &str) -> Client {
 #[test]
 fn every_otlp_capture_is_replayed() {
     let files: Vec<String> = captures().into_iter().map(|c| c.file).collect();
-    assert_eq!(files.len(), 10, "{files:?}");
+    assert_eq!(files.len(), 11, "{files:?}");
     for capture in captures() {
         check_capture(&capture);
     }
@@ -181,7 +181,8 @@ fn check_capture(capture: &Capture) {
         assert_eq!(tool.event.level, Level::Default, "{file}");
         let guard = by_name(&spans, "guard");
         // Python 3 has no guardrail type: the capture sends `span`.
-        let guard_type = if kind == Client::Python3 { ObservationType::Span } else { ObservationType::Guardrail };
+        let guard_type =
+            if kind == Client::Python3 { ObservationType::Span } else { ObservationType::Guardrail };
         assert_eq!(guard.event.observation_type, guard_type, "{file}");
         assert_eq!(guard.event.level, Level::Warning, "{file}");
         assert_eq!(guard.event.status_message, "borderline content", "{file}");
@@ -239,7 +240,8 @@ fn check_against_wire(capture: &Capture, spans: &[ConvertedSpan]) {
 fn input_of(capture: &Capture, span_name: &str) -> String {
     let spans = capture.json["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap();
     let span = spans.iter().find(|s| s["name"] == span_name).unwrap();
-    let attribute = span["attributes"].as_array().unwrap().iter().find(|a| a["key"] == "langfuse.observation.input");
+    let attribute =
+        span["attributes"].as_array().unwrap().iter().find(|a| a["key"] == "langfuse.observation.input");
     attribute.unwrap()["value"]["stringValue"].as_str().unwrap().to_owned()
 }
 
@@ -249,7 +251,8 @@ fn check_generation(file: &str, kind: Client, generation: &ConvertedSpan) {
     assert_eq!(event.provided_model_name, "gpt-4o-mini", "{file}");
     let parameters: Value = serde_json::from_str(&event.model_parameters).unwrap();
     assert_eq!(parameters, serde_json::json!({"temperature": 0.2, "max_tokens": 256}), "{file}");
-    let usage = BTreeMap::from([("input".to_owned(), 42), ("output".to_owned(), 9), ("total".to_owned(), 51)]);
+    let usage =
+        BTreeMap::from([("input".to_owned(), 42), ("output".to_owned(), 9), ("total".to_owned(), 51)]);
     assert_eq!(event.provided_usage_details, usage, "{file}");
     assert_eq!(event.usage_details, usage, "{file}");
     let cost: BTreeMap<String, Decimal12> = [("input", 2.1e-5), ("output", 1.8e-5), ("total", 3.9e-5)]
@@ -277,7 +280,10 @@ fn check_generation(file: &str, kind: Client, generation: &ConvertedSpan) {
     assert!(completion_start <= event.end_time.unwrap() + 1_000, "{file}");
     let input: Value = serde_json::from_str(&event.input).unwrap();
     assert_eq!(input[1]["content"], "What is the weather in Berlin?", "{file}");
-    assert!(!event.metadata.keys().any(|k| k.starts_with("attributes.")), "{file}: SDK spans keep no raw attributes");
+    assert!(
+        !event.metadata.keys().any(|k| k.starts_with("attributes.")),
+        "{file}: SDK spans keep no raw attributes"
+    );
 }
 
 fn check_trace_attributes(file: &str, kind: Client, spans: &[ConvertedSpan], root: &ConvertedSpan) {
@@ -296,14 +302,24 @@ fn check_trace_attributes(file: &str, kind: Client, spans: &[ConvertedSpan], roo
         assert_eq!(event.session_id == "session-abc", carries, "{file} {name}");
         assert_eq!(event.trace_name == "capture-trace", carries, "{file} {name}");
         assert_eq!(event.tags == tags, carries, "{file} {name}");
-        assert_eq!(event.metadata.get("tenant").map(String::as_str) == Some("acme"), carries, "{file} {name}");
+        assert_eq!(
+            event.metadata.get("tenant").map(String::as_str) == Some("acme"),
+            carries,
+            "{file} {name}"
+        );
         assert_eq!(span.has_trace_update, carries, "{file} {name}");
         // Release: the Python SDK sets it on the resource; JS and plain OTel only on spans.
         let has_release = kind != Client::PlainOtel || span.is_root;
         assert_eq!(event.release == "capture-release-1.0", has_release, "{file} {name}");
-        let version = if kind == Client::PlainOtel { "1.2.3" } else if carries { "trace-v1" } else { "" };
+        let version = if kind == Client::PlainOtel {
+            "1.2.3"
+        } else if carries {
+            "trace-v1"
+        } else {
+            ""
+        };
         assert_eq!(event.version, version, "{file} {name}");
-        assert_eq!(event.public, false, "{file} {name}");
+        assert!(!event.public, "{file} {name}");
         let scope = if kind == Client::PlainOtel { "capture.manual" } else { "langfuse-sdk" };
         assert_eq!(event.metadata.get("scope.name").map(String::as_str), Some(scope), "{file}");
         assert_eq!(event.origin.scope_name, scope, "{file}");
@@ -332,7 +348,10 @@ fn check_trace_attributes(file: &str, kind: Client, spans: &[ConvertedSpan], roo
     assert_eq!(trace_input["question"], "What is the weather in Berlin?", "{file}");
     let trace_output: Value = serde_json::from_str(trace.output.as_deref().unwrap()).unwrap();
     assert_eq!(trace_output["answer"], "It is 21C in Berlin.", "{file}");
-    assert_eq!(root.event.metadata.get("route").map(String::as_str), (kind != Client::PlainOtel).then_some("/chat"));
+    assert_eq!(
+        root.event.metadata.get("route").map(String::as_str),
+        (kind != Client::PlainOtel).then_some("/chat")
+    );
     if kind != Client::PlainOtel {
         assert_eq!(root.event.metadata.get("attempt").map(String::as_str), Some("1"), "{file}");
     }
@@ -368,5 +387,26 @@ fn plain_otel_root_keeps_unknown_attributes_and_trace_io() {
     assert_eq!(metadata.get("attributes.langfuse.user.id").map(String::as_str), Some("user-123"));
     assert!(!metadata.contains_key("attributes.input.value"), "input/output keys are stored as input/output");
     assert_eq!(root.event.input, r#"{"question": "What is the weather in Berlin?"}"#);
-    assert_eq!(metadata.get("resourceAttributes.deployment.environment").map(String::as_str), Some("capture-env"));
+    assert_eq!(
+        metadata.get("resourceAttributes.deployment.environment").map(String::as_str),
+        Some("capture-env")
+    );
+}
+
+/// The captures hold protobuf requests also in their OTLP/JSON form (int64 as strings, hex ids):
+/// decoding that JSON must give the very same events as the protobuf bytes.
+#[test]
+fn json_and_protobuf_encodings_convert_identically() {
+    let mut compared = 0;
+    for capture in captures().into_iter().filter(|c| c.content_type.contains("protobuf")) {
+        let json_body = serde_json::to_vec(&capture.json).unwrap();
+        let from_json = decode(&json_body, Some("application/json"), None).unwrap();
+        let from_protobuf =
+            decode(&capture.body, Some(&capture.content_type), capture.content_encoding.as_deref()).unwrap();
+        assert_eq!(from_json, from_protobuf, "{}", capture.file);
+        let context = context(capture.sdk.clone());
+        assert_eq!(convert(&from_json, &context), convert(&from_protobuf, &context), "{}", capture.file);
+        compared += 1;
+    }
+    assert_eq!(compared, 8);
 }

@@ -1,0 +1,47 @@
+//! The worker's long-running jobs, started together and awaited together on shutdown.
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use domain::config::Config;
+use ingestion::process::Processor;
+use service::Stores;
+
+pub struct Jobs {
+    tasks: JoinSet<()>,
+}
+
+pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> Jobs {
+    let mut tasks = JoinSet::new();
+    let processor = Processor {
+        blobs: stores.blobs.clone(),
+        queue: stores.ingestion_queue(),
+        clickhouse: stores.clickhouse.clone(),
+        migration: config.migration.clone(),
+        settings: config.ingestion.clone(),
+        consumer: consumer_name(),
+    };
+    tasks.spawn(processor.run(shutdown.clone()));
+    Jobs { tasks }
+}
+
+impl Jobs {
+    /// Waits for every job to finish its shutdown (each flushes or leaves its work pending).
+    pub async fn wait(mut self) {
+        while let Some(result) = self.tasks.join_next().await {
+            if let Err(error) = result {
+                tracing::error!(%error, "worker job panicked");
+            }
+        }
+    }
+}
+
+/// The host name: stable across restarts of the same container or machine, so a restarted worker
+/// resumes its own unfinished entries; distinct between replicas.
+fn consumer_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| format!("worker-{}", std::process::id()))
+}

@@ -1,0 +1,193 @@
+//! OTLP ingestion through the running binaries: every recorded client's spans land in
+//! `events_full`, over HTTP (as recorded, and gzipped) and over gRPC.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
+
+use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
+use crate::fixtures::{self, Recorded};
+
+const OTLP_PATH: &str = "/api/public/otel/v1/traces";
+
+fn basic() -> String {
+    format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")))
+}
+
+struct Running {
+    stack: Stack,
+    web: App,
+    _worker: App,
+}
+
+async fn running(extra: &[(&str, &str)]) -> Running {
+    let mut stack = Stack::new().await;
+    for (k, v) in extra {
+        stack.env.insert((*k).into(), (*v).into());
+    }
+    stack.env.insert("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS".into(), "100".into());
+    let mut web = App::spawn("web", &stack.env, free_port());
+    web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
+    let mut worker = App::spawn("worker", &stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    Running { stack, web, _worker: worker }
+}
+
+async fn post(app: &App, request: &Recorded, gzip: bool) -> (u16, String) {
+    let mut builder = http()
+        .post(format!("{}{}", app.base_url, request.path))
+        .header("Authorization", basic())
+        .header("Content-Type", &request.content_type);
+    for (name, value) in &request.headers {
+        if !name.eq_ignore_ascii_case("content-type") {
+            builder = builder.header(name, value);
+        }
+    }
+    let body = if gzip {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(&request.body).unwrap();
+        builder = builder.header("Content-Encoding", "gzip");
+        encoder.finish().unwrap()
+    } else {
+        request.body.clone()
+    };
+    let response = builder.body(body).send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// Distinct spans stored, polled until `expected` or the deadline.
+async fn wait_for_spans(stack: &Stack, expected: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let stored: u64 =
+            stack.ch.client().query("SELECT count() FROM events_full FINAL").fetch_one().await.unwrap_or(0);
+        if stored >= expected || Instant::now() > deadline {
+            return stored;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn otlp_requests() -> Vec<(String, Recorded)> {
+    fixtures::all()
+        .into_iter()
+        .flat_map(|name| fixtures::requests(&name).into_iter().map(move |r| (name.clone(), r)))
+        .filter(|(_, r)| r.path == OTLP_PATH)
+        .collect()
+}
+
+#[tokio::test]
+async fn every_recorded_client_lands_in_events_full() {
+    let app = running(&[]).await;
+    let requests = otlp_requests();
+    assert!(requests.len() >= 10, "expected the OTLP fixtures, found {}", requests.len());
+    let mut expected = 0u64;
+    for (i, (name, request)) in requests.iter().enumerate() {
+        // Every other request gzipped: both paths of every client shape get exercised.
+        let (status, body) = post(&app.web, request, i % 2 == 1).await;
+        assert_eq!(status, 200, "{name}: {body}");
+        assert_eq!(body, "{}", "{name}");
+        expected += request.spans as u64;
+    }
+    assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
+
+    // Replaying everything once more changes nothing visible: same rows after FINAL.
+    for (name, request) in &requests {
+        assert_eq!(post(&app.web, request, false).await.0, 200, "{name}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
+
+    let rows: Vec<(String, String, String)> = app
+        .stack
+        .ch
+        .client()
+        .query(
+            "SELECT name, type, user_id FROM events_full FINAL \
+             WHERE name = 'llm-call' AND ingestion_sdk_name = 'python' AND ingestion_sdk_version = '5.0.4'",
+        )
+        .fetch_all()
+        .await
+        .unwrap();
+    assert!(!rows.is_empty());
+    for (name, observation_type, user) in rows {
+        assert_eq!((name.as_str(), observation_type.as_str()), ("llm-call", "GENERATION"));
+        assert_eq!(user, "user-123");
+    }
+}
+
+#[tokio::test]
+async fn grpc_export_stores_the_same_rows() {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient;
+    use prost::Message;
+
+    let app = running(&[]).await;
+    let grpc_port = &app.stack.env["LANGFUSE_OTEL_GRPC_PORT"];
+    let recorded = fixtures::requests("py-langfuse-5.0.4-nocompression")
+        .into_iter()
+        .find(|r| r.path == OTLP_PATH)
+        .unwrap();
+    let export = ExportTraceServiceRequest::decode(recorded.body.as_slice()).unwrap();
+    let mut client = TraceServiceClient::connect(format!("http://127.0.0.1:{grpc_port}")).await.unwrap();
+
+    let unauthenticated = client.export(export.clone()).await.unwrap_err();
+    assert_eq!(unauthenticated.code(), tonic::Code::Unauthenticated);
+
+    let mut request = tonic::Request::new(export);
+    request.metadata_mut().insert("authorization", basic().parse().unwrap());
+    request.metadata_mut().insert("x-langfuse-ingestion-version", "4".parse().unwrap());
+    client.export(request).await.unwrap();
+    let expected = recorded.spans as u64;
+    assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_errors_and_store_nothing() {
+    let app = running(&[("LANGFUSE_INGESTION_MAX_BODY_BYTES", "4096")]).await;
+    let url = format!("{}{OTLP_PATH}", app.web.base_url);
+    let send = |content_type: &'static str, body: Vec<u8>, extra: Option<(&'static str, &'static str)>| {
+        let mut builder =
+            http().post(&url).header("Authorization", basic()).header("Content-Type", content_type);
+        if let Some((k, v)) = extra {
+            builder = builder.header(k, v);
+        }
+        async move {
+            let response = builder.body(body).send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (status, body) = send("text/plain", b"hello".to_vec(), None).await;
+    assert_eq!(status, 415, "{body}");
+    let (status, body) = send("application/x-protobuf", vec![0xff; 64], None).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("protobuf"), "{body}");
+    let (status, body) = send("application/json", b"{\"resourceSpans\": 5}".to_vec(), None).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = send("application/json", vec![b' '; 10_000], None).await;
+    assert_eq!(status, 413, "{body}");
+    let (status, body) =
+        send("application/json", b"{}".to_vec(), Some(("x-langfuse-ingestion-version", "5"))).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("Maximum supported"), "{body}");
+    let response =
+        http().post(&url).header("Content-Type", "application/json").body("{}").send().await.unwrap();
+    assert_eq!(response.status(), 401);
+    // An empty export is fine and stores nothing.
+    let (status, _) = send("application/json", b"{\"resourceSpans\": []}".to_vec(), None).await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let leaked: Vec<(String, String, String)> = app
+        .stack
+        .ch
+        .client()
+        .query("SELECT project_id, ingestion_sdk_name, blob_storage_file_path FROM events_full LIMIT 3")
+        .fetch_all()
+        .await
+        .unwrap();
+    assert!(leaked.is_empty(), "database {} holds rows it never received: {leaked:?}", app.stack.ch.database);
+}
