@@ -39,3 +39,8 @@ fmt:
 # Regenerate the README configuration table from the settings catalogue.
 docs:
     python3 scripts/config_table.py
+
+# Benchmarks against the dev stack (release builds); prints its figures. `just bench ingest`.
+bench what *args: (stack-up "dev")
+    cargo build --release -p web -p worker -p loadgen
+    {{ env_var_or_default("CARGO_TARGET_DIR", "target") }}/release/loupe-bench {{what}} --bin-dir {{ env_var_or_default("CARGO_TARGET_DIR", justfile_directory() + "/target") }}/release {{args}}

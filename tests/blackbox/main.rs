@@ -6,6 +6,8 @@
 mod apps;
 mod auth;
 mod config;
+mod durability;
 mod fixtures;
 mod ingest_otlp;
 mod lifecycle;
+mod proxy;

@@ -17,6 +17,7 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
         blobs: stores.blobs.clone(),
         queue: stores.ingestion_queue(),
         clickhouse: stores.clickhouse.clone(),
+        postgres: stores.postgres.clone(),
         migration: config.migration.clone(),
         settings: config.ingestion.clone(),
         consumer: consumer_name(),

@@ -6,4 +6,5 @@
 pub mod auth;
 pub mod config;
 pub mod event;
+pub mod legacy;
 pub mod sdk;

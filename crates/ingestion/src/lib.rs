@@ -2,5 +2,6 @@
 //! durable acceptance, and the worker-side conversion into the tables of the configured write mode.
 
 pub mod accept;
+pub mod batch;
 pub mod otel;
 pub mod process;

@@ -12,5 +12,6 @@ pub mod projects;
 pub mod queue;
 pub mod redis;
 pub mod schema;
+pub mod sdk_usage;
 
 pub use error::{Error, ErrorKind, Result};

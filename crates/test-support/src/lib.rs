@@ -4,6 +4,8 @@
 //! and dropped when the handle goes out of scope, so tests run in parallel without seeing each
 //! other's rows.
 
+pub mod otlp;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -1,8 +1,13 @@
 //! Rows collected across many payloads until they are worth one ClickHouse insert.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use chrono::DateTime;
+
 use domain::event::Event;
+use storage::queue::IngestionJob;
+use storage::sdk_usage::{SdkKey, SdkSighting};
 
 use super::Prepared;
 
@@ -10,14 +15,39 @@ use super::Prepared;
 pub struct Batch {
     events: Vec<Event>,
     ids: Vec<String>,
+    sdks: BTreeMap<SdkKey, SdkSighting>,
     started: Option<Instant>,
 }
 
 impl Batch {
-    pub fn add(&mut self, entry_id: String, prepared: Prepared) {
+    pub fn add(&mut self, entry_id: String, job: &IngestionJob, prepared: Prepared) {
         self.started.get_or_insert_with(Instant::now);
         self.events.extend(prepared.events);
         self.ids.push(entry_id);
+        self.see(job);
+    }
+
+    /// Remembers which client sent the payload, for `sdk_usage`.
+    fn see(&mut self, job: &IngestionJob) {
+        let key = SdkKey {
+            project_id: job.project_id.clone(),
+            sdk_name: job.sdk_name.as_deref().unwrap_or("unknown").to_ascii_lowercase(),
+            sdk_version: job.sdk_version.clone().unwrap_or_else(|| "unknown".to_owned()),
+        };
+        let seen_at = DateTime::from_timestamp_micros(job.received_at_micros).unwrap_or_default();
+        let version = job.ingestion_version.and_then(|v| i32::try_from(v).ok());
+        let sighting = self.sdks.entry(key).or_insert(SdkSighting {
+            ingestion_version: version,
+            last_seen_at: seen_at,
+            payloads: 0,
+        });
+        sighting.payloads += 1;
+        sighting.last_seen_at = sighting.last_seen_at.max(seen_at);
+        sighting.ingestion_version = sighting.ingestion_version.max(version);
+    }
+
+    pub fn sdk_sightings(&self) -> Vec<(SdkKey, SdkSighting)> {
+        self.sdks.iter().map(|(k, s)| (k.clone(), *s)).collect()
     }
 
     pub fn events(&self) -> &[Event] {
@@ -48,6 +78,7 @@ impl Batch {
     pub fn clear(&mut self) {
         self.events.clear();
         self.ids.clear();
+        self.sdks.clear();
         self.started = None;
     }
 }

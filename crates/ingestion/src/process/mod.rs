@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use domain::config::{IngestionSettings, MigrationSettings};
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
-use storage::queue::{Delivery, IngestionQueue};
+use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 
 use batch::Batch;
 pub use route::{Prepared, prepare_otlp};
@@ -41,6 +41,7 @@ pub struct Processor {
     pub blobs: BlobStore,
     pub queue: IngestionQueue,
     pub clickhouse: ClickHouse,
+    pub postgres: sqlx::PgPool,
     pub migration: MigrationSettings,
     pub settings: IngestionSettings,
     /// This worker's name in the consumer group; stable across restarts of the same host so it
@@ -140,7 +141,7 @@ impl Processor {
             .await;
         for (delivery, result) in results {
             match result {
-                Ok(prepared) => batch.add(delivery.id, prepared),
+                Ok((job, prepared)) => batch.add(delivery.id, &job, prepared),
                 Err(ProcessError::Transient(reason)) => {
                     // Left pending: claimed again once idle, by this worker or another.
                     tracing::warn!(entry = %delivery.id, %reason, "ingestion entry will be retried");
@@ -155,7 +156,7 @@ impl Processor {
         }
     }
 
-    async fn prepare(&self, delivery: &Delivery) -> Result<Prepared, ProcessError> {
+    async fn prepare(&self, delivery: &Delivery) -> Result<(IngestionJob, Prepared), ProcessError> {
         let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
         let payload = match self.blobs.store().get(&Path::from(job.blob_key.as_str())).await {
             Ok(object) => {
@@ -170,7 +171,7 @@ impl Processor {
             Err(e) => return Err(ProcessError::Transient(format!("blob read: {e}"))),
         };
         let migration = self.migration.clone();
-        tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration))
+        tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
             .await
             .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
     }
@@ -202,6 +203,10 @@ impl Processor {
                     delay = (delay * 2).min(Duration::from_secs(10));
                 }
             }
+        }
+        // Best effort: a missed sighting only delays cutover readiness until the next payload.
+        if let Err(error) = storage::sdk_usage::record(&self.postgres, &batch.sdk_sightings()).await {
+            tracing::warn!(%error, "cannot record sdk usage");
         }
         loop {
             match self.queue.complete(batch.ids()).await {

@@ -1,0 +1,189 @@
+//! Legacy batch ingestion (`POST /api/public/ingestion`, public-api.md §2) and the legacy
+//! single-object endpoints (`POST /api/public/traces`, `/spans`, `/generations`, `/events`,
+//! `/scores`): request bodies → the per-event 207 result plus the merged v3 records to write.
+//!
+//! Pure code (no I/O). Loupe is stricter than upstream in one respect: every event is accounted
+//! for. An `sdk-log` is a 201 success (upstream omits it from the answer) and an event without an
+//! entity id is a 400 (upstream answers 201 and drops it).
+
+mod check;
+mod envelope;
+mod kind;
+mod merge;
+mod observation;
+mod score;
+mod single;
+mod time;
+mod trace;
+mod usage;
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use domain::config::WriteMode;
+use domain::legacy::{ObservationUpdate, ScoreRecord, TraceUpdate};
+use domain::sdk::SdkInfo;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use single::{SingleKind, parse_scores, parse_single};
+
+/// Who sent a request, and how this server is configured to take it.
+#[derive(Debug, Clone)]
+pub struct BatchContext {
+    pub project_id: String,
+    /// When the request was received; the `event_ts` (version) of every record it yields, and the
+    /// timestamp of single-object requests.
+    pub received_at_millis: i64,
+    pub write_mode: WriteMode,
+    /// Bearer public-key auth: only `score-create` and `sdk-log` events are allowed.
+    pub scores_only: bool,
+    pub public_key: String,
+    pub sdk: SdkInfo,
+}
+
+/// Whole-request failures: the HTTP layer answers 400 with this message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    #[error("request body is not valid JSON: {0}")]
+    NotJson(String),
+    #[error("request body must be a JSON object, got {0}")]
+    NotAnObject(&'static str),
+    #[error("`batch` is required: an array of ingestion events")]
+    MissingBatch,
+    #[error("`batch` must be an array of ingestion events, got {0}")]
+    BatchNotArray(&'static str),
+    #[error("`metadata` must be an object or null, got {0}")]
+    MetadataNotObject(&'static str),
+    #[error("request body must be a score object or an array of score objects, got {0}")]
+    NotScores(&'static str),
+}
+
+/// One event's entry in the 207 answer: `{id, status}` for a success, plus `message` and `error`
+/// for a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventResult {
+    pub id: String,
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl EventResult {
+    pub fn created(id: String) -> Self {
+        Self { id, status: 201, message: None, error: None }
+    }
+
+    pub fn invalid(id: String, error: String) -> Self {
+        Self { id, status: 400, message: Some("Invalid request data".to_owned()), error: Some(error) }
+    }
+
+    pub fn scope_denied(id: String) -> Self {
+        Self {
+            id,
+            status: 401,
+            message: Some("Authentication error".to_owned()),
+            error: Some("Access Scope Denied".to_owned()),
+        }
+    }
+
+    pub fn not_accepted(id: String, type_name: &str) -> Self {
+        let error = format!(
+            "Event type \"{type_name}\" is not accepted by /api/public/ingestion: this server runs in the \
+             events_only write mode, where traces and observations are only ingested through OpenTelemetry \
+             (/api/public/otel/v1/traces, used by Langfuse SDKs from Python v3 and JS v4 on). This endpoint \
+             only accepts score-create and sdk-log events."
+        );
+        Self { id, status: 400, message: Some("Event type not accepted".to_owned()), error: Some(error) }
+    }
+}
+
+/// The outcome of one request: a result for every event and the records to write.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParsedBatch {
+    pub successes: Vec<EventResult>,
+    pub errors: Vec<EventResult>,
+    /// One per trace id (wrapper traces included).
+    pub traces: Vec<TraceUpdate>,
+    /// One per observation id.
+    pub observations: Vec<ObservationUpdate>,
+    /// One per score id.
+    pub scores: Vec<ScoreRecord>,
+    /// The `log` of each `sdk-log` event.
+    pub logs: Vec<Value>,
+}
+
+/// The 207 body: `{"successes": [...], "errors": [...]}`.
+#[derive(Debug, Serialize)]
+pub struct IngestionResponse<'a> {
+    pub successes: &'a [EventResult],
+    pub errors: &'a [EventResult],
+}
+
+impl ParsedBatch {
+    pub fn response(&self) -> IngestionResponse<'_> {
+        IngestionResponse { successes: &self.successes, errors: &self.errors }
+    }
+}
+
+/// Parses a `POST /api/public/ingestion` body: `{"batch": [<event>…], "metadata"?: {…}}`.
+pub fn parse_batch(body: &[u8], context: &BatchContext) -> Result<ParsedBatch, BatchError> {
+    let request = parse_json(body)?;
+    let Value::Object(request) = request else {
+        return Err(BatchError::NotAnObject(values::kind(&request)));
+    };
+    let events = match request.get("batch") {
+        Some(Value::Array(events)) => events,
+        Some(other) => return Err(BatchError::BatchNotArray(values::kind(other))),
+        None => return Err(BatchError::MissingBatch),
+    };
+    // SDKs send `{batch_size, sdk_name, …}`; it is not used beyond this check.
+    match request.get("metadata") {
+        None | Some(Value::Null | Value::Object(_)) => {}
+        Some(other) => return Err(BatchError::MetadataNotObject(values::kind(other))),
+    }
+    let mut collector = Collector::default();
+    for event in events {
+        collector.add(envelope::process(event, context));
+    }
+    Ok(collector.finish())
+}
+
+fn parse_json(body: &[u8]) -> Result<Value, BatchError> {
+    serde_json::from_slice(body).map_err(|e| BatchError::NotJson(e.to_string()))
+}
+
+/// Results in the order the events were sent, and the accepted events to merge.
+#[derive(Default)]
+struct Collector {
+    successes: Vec<EventResult>,
+    errors: Vec<EventResult>,
+    accepted: Vec<merge::Accepted>,
+}
+
+impl Collector {
+    fn add(&mut self, outcome: Result<(String, merge::Accepted), EventResult>) {
+        match outcome {
+            Ok((id, accepted)) => {
+                self.successes.push(EventResult::created(id));
+                self.accepted.push(accepted);
+            }
+            Err(result) => self.errors.push(result),
+        }
+    }
+
+    fn finish(self) -> ParsedBatch {
+        let merged = merge::merge(self.accepted);
+        ParsedBatch {
+            successes: self.successes,
+            errors: self.errors,
+            traces: merged.traces,
+            observations: merged.observations,
+            scores: merged.scores,
+            logs: merged.logs,
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! The ingestion benchmark (issue: `just bench ingest`).
+//!
+//! Phase 1, throughput: `concurrency` connections send `requests` exports of `spans` spans as
+//! fast as they are acknowledged; then it waits until every span is in `events_full`.
+//! Phase 2, latency under a fixed rate: `rate` requests/s for `seconds`, acknowledgement latency.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use futures::StreamExt;
+
+use crate::processes::{Running, free_port, stack_env};
+
+pub struct Options {
+    /// Where the release binaries are (`just bench` passes it).
+    bin_dir: PathBuf,
+    requests: u64,
+    spans: u64,
+    concurrency: usize,
+    rate: u64,
+    seconds: u64,
+}
+
+impl Options {
+    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let mut options = Self {
+            bin_dir: PathBuf::from("target/release"),
+            requests: 3_000,
+            spans: 100,
+            concurrency: 32,
+            rate: 2_000,
+            seconds: 5,
+        };
+        while let Some(flag) = args.next() {
+            let raw = args.next().context("a flag needs a value")?;
+            if flag == "--bin-dir" {
+                options.bin_dir = PathBuf::from(raw);
+                continue;
+            }
+            let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
+            match flag.as_str() {
+                "--requests" => options.requests = value,
+                "--spans" => options.spans = value,
+                "--concurrency" => options.concurrency = value as usize,
+                "--rate" => options.rate = value,
+                "--seconds" => options.seconds = value,
+                other => bail!("unknown flag {other}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+const SPANS_PER_TRACE: u64 = 5;
+const PUBLIC_KEY: &str = "pk-lf-bench";
+const SECRET_KEY: &str = "sk-lf-bench";
+
+pub async fn run(options: Options) -> anyhow::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut env = stack_env(&root.join(".local/stack.env"))?;
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let database = format!("bench_{run_id}");
+    for (k, v) in [
+        ("CLICKHOUSE_DB", database.as_str()),
+        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
+        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
+        ("LANGFUSE_INIT_ORG_ID", "bench"),
+        ("LANGFUSE_INIT_PROJECT_ID", "bench"),
+        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
+        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
+        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
+        ("LANGFUSE_LOG_LEVEL", "warn"),
+        // The benchmark measures speed, not back-pressure: let the backlog grow.
+        ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
+    ] {
+        env.insert(k.to_owned(), v.to_owned());
+    }
+    let bin = &options.bin_dir;
+    let logs = std::env::temp_dir();
+    let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
+    let mut web =
+        Running::start(&bin.join("web"), &env, free_port()?, logs.join("loupe-bench-web.log")).await?;
+    web.wait_healthy(&client, "/api/public/health").await.context("web")?;
+    let mut worker =
+        Running::start(&bin.join("worker"), &env, free_port()?, logs.join("loupe-bench-worker.log")).await?;
+    worker.wait_healthy(&client, "/api/health").await.context("worker")?;
+    let clickhouse = clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(&database);
+
+    let traces_per_request = (options.spans / SPANS_PER_TRACE).max(1);
+    let spans_per_request = traces_per_request * SPANS_PER_TRACE;
+    let sample = test_support::otlp::export_bytes(run_id, 0, traces_per_request, SPANS_PER_TRACE);
+    println!(
+        "ingest benchmark: {} requests x {spans_per_request} spans ({:.1} KB/span protobuf), concurrency {}",
+        options.requests,
+        sample.len() as f64 / spans_per_request as f64 / 1024.0,
+        options.concurrency
+    );
+
+    // Phase 1: throughput.
+    let started = Instant::now();
+    let latencies = send_all(
+        &client,
+        &web.url,
+        run_id,
+        0,
+        options.requests,
+        traces_per_request,
+        options.concurrency,
+        None,
+    )
+    .await;
+    let accept_seconds = started.elapsed().as_secs_f64();
+    let total_spans = options.requests * spans_per_request;
+    let accepted = latencies.len() as u64 * spans_per_request;
+    println!(
+        "  accepted        {accepted} spans in {accept_seconds:.2} s = {:.0} spans/s ({:.0} requests/s)",
+        accepted as f64 / accept_seconds,
+        latencies.len() as f64 / accept_seconds
+    );
+    print_latency("  ack latency    ", latencies);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let stored: u64 = clickhouse.query("SELECT count() FROM events_full").fetch_one().await.unwrap_or(0);
+        if stored >= total_spans || Instant::now() > deadline {
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "  end to end      {stored} spans stored in {seconds:.2} s = {:.0} spans/s",
+                stored as f64 / seconds
+            );
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Phase 2: acknowledgement latency at a fixed request rate.
+    let requests = options.rate * options.seconds;
+    let first = options.requests * traces_per_request;
+    let latencies = send_all(
+        &client,
+        &web.url,
+        run_id,
+        first,
+        requests,
+        traces_per_request,
+        options.concurrency.max(64),
+        Some(options.rate),
+    )
+    .await;
+    println!(
+        "  at {} requests/s for {} s ({} acknowledged of {requests}):",
+        options.rate,
+        options.seconds,
+        latencies.len()
+    );
+    print_latency("  ack latency    ", latencies);
+
+    println!(
+        "  peak RSS        web {:.0} MB, worker {:.0} MB",
+        web.peak_rss_mb().unwrap_or(0.0),
+        worker.peak_rss_mb().unwrap_or(0.0)
+    );
+    web.child.start_kill()?;
+    worker.child.start_kill()?;
+    let _ = clickhouse::Client::default()
+        .with_url(&env["CLICKHOUSE_URL"])
+        .query(&format!("DROP DATABASE IF EXISTS {database}"))
+        .execute()
+        .await;
+    Ok(())
+}
+
+/// Sends `count` exports; with `rate`, paces their starts to that many per second. Returns the
+/// latencies of the acknowledged ones.
+#[allow(clippy::too_many_arguments)]
+async fn send_all(
+    client: &reqwest::Client,
+    url: &str,
+    run_id: u64,
+    first_trace: u64,
+    count: u64,
+    traces_per_request: u64,
+    concurrency: usize,
+    rate: Option<u64>,
+) -> Vec<Duration> {
+    let endpoint = format!("{url}/api/public/otel/v1/traces");
+    let auth = format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")));
+    let failures = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let latencies: Vec<Option<Duration>> = futures::stream::iter(0..count)
+        .map(|i| {
+            let (client, endpoint, auth, failures) =
+                (client.clone(), endpoint.clone(), auth.clone(), failures.clone());
+            async move {
+                if let Some(rate) = rate {
+                    let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
+                    tokio::time::sleep_until(due.into()).await;
+                }
+                let body = Bytes::from(test_support::otlp::export_bytes(
+                    run_id,
+                    first_trace + i * traces_per_request,
+                    traces_per_request,
+                    SPANS_PER_TRACE,
+                ));
+                let sent = Instant::now();
+                let response = client
+                    .post(&endpoint)
+                    .header("Authorization", auth)
+                    .header("Content-Type", "application/x-protobuf")
+                    .body(body)
+                    .send()
+                    .await;
+                match response {
+                    Ok(r) if r.status().is_success() => Some(sent.elapsed()),
+                    _ => {
+                        failures.fetch_add(1, Ordering::Relaxed);
+                        None
+                    }
+                }
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let failed = failures.load(Ordering::Relaxed);
+    if failed > 0 {
+        println!("  ({failed} requests not acknowledged)");
+    }
+    latencies.into_iter().flatten().collect()
+}
+
+fn print_latency(label: &str, mut latencies: Vec<Duration>) {
+    if latencies.is_empty() {
+        println!("{label}no acknowledged requests");
+        return;
+    }
+    latencies.sort();
+    let at = |q: f64| {
+        latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)].as_secs_f64() * 1000.0
+    };
+    println!("{label}p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", at(0.5), at(0.99), at(1.0));
+}

@@ -1,0 +1,77 @@
+//! The binaries under test, started with the stack's environment and a key space of their own.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use tokio::process::{Child, Command};
+
+/// `KEY=value` lines of the stack's env file.
+pub fn stack_env(file: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("{} (run `just stack-up`)", file.display()))?;
+    Ok(text
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect())
+}
+
+pub fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+pub struct Running {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Running {
+    pub async fn start(
+        binary: &Path,
+        env: &BTreeMap<String, String>,
+        port: u16,
+        log: PathBuf,
+    ) -> anyhow::Result<Self> {
+        let file = std::fs::File::create(&log)?;
+        let child = Command::new(binary)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .envs(env)
+            .env("PORT", port.to_string())
+            .stdout(file.try_clone()?)
+            .stderr(file)
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
+    }
+
+    pub async fn wait_healthy(&mut self, client: &reqwest::Client, path: &str) -> anyhow::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if client.get(format!("{}{path}", self.url)).send().await.is_ok_and(|r| r.status().is_success()) {
+                return Ok(());
+            }
+            if let Some(status) = self.child.try_wait()? {
+                bail!("exited with {status} before becoming healthy");
+            }
+            if Instant::now() > deadline {
+                bail!("{path} not healthy within 120 s");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Peak resident memory so far (VmHWM), in MB.
+    pub fn peak_rss_mb(&self) -> Option<f64> {
+        let pid = self.child.id()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb / 1024.0)
+    }
+}
