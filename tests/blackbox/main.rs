@@ -9,5 +9,7 @@ mod config;
 mod durability;
 mod fixtures;
 mod ingest_otlp;
+mod legacy_endpoints;
 mod lifecycle;
 mod proxy;
+mod write_modes;

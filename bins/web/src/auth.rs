@@ -53,6 +53,23 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
     }
 }
 
+/// Like [`authenticate_project`], but a public key alone (`Bearer pk-…`, the browser SDK) is
+/// accepted too, for scores only; the flag says which it was.
+pub async fn authenticate_project_or_scores(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<(ProjectAuth, bool), ApiError> {
+    if let Credentials::Bearer(public_key) = credentials(headers)? {
+        return match find_api_key(&state.stores.postgres, &public_key).await? {
+            Some(key) => Ok((ProjectAuth { project: key.project, public_key }, true)),
+            None => Err(ApiError::unauthorized(
+                "Invalid public key. Confirm that you've configured the correct host.",
+            )),
+        };
+    }
+    Ok((authenticate_project(state, headers).await?, false))
+}
+
 /// A request carrying `Authorization: Bearer <ADMIN_API_KEY>`.
 pub struct AdminAuth;
 

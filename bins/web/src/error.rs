@@ -14,11 +14,22 @@ pub struct ApiError {
     pub error: Option<&'static str>,
     /// Seconds, for 503s a client should retry.
     pub retry_after: Option<u32>,
+    /// Shown as `error` instead of the class name when set.
+    pub detail: Option<String>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>, error: &'static str) -> Self {
-        Self { status, message: message.into(), error: Some(error), retry_after: None }
+        Self { status, message: message.into(), error: Some(error), retry_after: None, detail: None }
+    }
+
+    /// Replaces the error class with a description of what exactly is wrong (upstream puts the
+    /// validation details in `error`).
+    pub fn with_detail(mut self, detail: String) -> Self {
+        if !detail.is_empty() {
+            self.detail = Some(detail);
+        }
+        self
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -47,7 +58,13 @@ impl ApiError {
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self { status: StatusCode::UNAUTHORIZED, message: message.into(), error: None, retry_after: None }
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            message: message.into(),
+            error: None,
+            retry_after: None,
+            detail: None,
+        }
     }
 
     pub fn forbidden(message: impl Into<String>) -> Self {
@@ -76,9 +93,10 @@ impl From<storage::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = match self.error {
-            Some(error) => json!({ "message": self.message, "error": error }),
-            None => json!({ "message": self.message }),
+        let body = match (self.detail, self.error) {
+            (Some(detail), _) => json!({ "message": self.message, "error": detail }),
+            (None, Some(error)) => json!({ "message": self.message, "error": error }),
+            (None, None) => json!({ "message": self.message }),
         };
         let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after {

@@ -21,13 +21,17 @@ pub fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 pub fn sender(auth: &ProjectAuth, headers: &HeaderMap) -> Result<Sender, ApiError> {
+    scoped_sender(auth, headers, false)
+}
+
+pub fn scoped_sender(auth: &ProjectAuth, headers: &HeaderMap, scores_only: bool) -> Result<Sender, ApiError> {
     let sdk = SdkInfo::from_headers(
         header_text(headers, "x-langfuse-sdk-name"),
         header_text(headers, "x-langfuse-sdk-version"),
         header_text(headers, "x-langfuse-ingestion-version"),
     )
     .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok(Sender { project_id: auth.project.id.clone(), public_key: auth.public_key.clone(), sdk })
+    Ok(Sender { project_id: auth.project.id.clone(), public_key: auth.public_key.clone(), sdk, scores_only })
 }
 
 /// Reads at most `limit` bytes; a larger body is a 413, whether or not it announced its length.

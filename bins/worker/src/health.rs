@@ -44,10 +44,13 @@ async fn health(
 ) -> (StatusCode, Json<Value>) {
     let dependencies = Box::pin(check_dependencies(&state.stores)).await;
     let ok = dependencies.all_ok();
+    // Accepted payloads not yet written: what an operator watches during an outage.
+    let backlog = state.stores.ingestion_queue().depth().await.ok();
     let body = json!({
         "status": if ok { "OK" } else { "Dependencies unavailable" },
         "version": env!("CARGO_PKG_VERSION"),
         "writeMode": state.config.migration.write_mode.as_str(),
+        "ingestionBacklog": backlog,
         "dependencies": dependencies,
     });
     let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };

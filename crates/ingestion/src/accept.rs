@@ -33,6 +33,8 @@ pub struct Sender {
     pub project_id: String,
     pub public_key: String,
     pub sdk: SdkInfo,
+    /// Authenticated with the public key alone (browser SDK): scores only.
+    pub scores_only: bool,
 }
 
 pub struct Acceptor {
@@ -104,6 +106,7 @@ impl Acceptor {
             sdk_name: sender.sdk.name.clone(),
             sdk_version: sender.sdk.version.clone(),
             ingestion_version: sender.sdk.ingestion_version,
+            scores_only: sender.scores_only,
             received_at_micros: now.timestamp_micros(),
         };
         self.queue.enqueue(&job).await?;

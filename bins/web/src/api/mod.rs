@@ -2,6 +2,7 @@
 //! handlers and convert from storage/domain types.
 
 mod admin;
+mod batch;
 mod health;
 mod otel;
 mod projects;
@@ -18,6 +19,7 @@ pub fn routes() -> Router<AppState> {
         .merge(projects::routes())
         .merge(admin::routes())
         .merge(otel::routes())
+        .merge(batch::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

@@ -10,10 +10,12 @@ use storage::queue::IngestionJob;
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
 use super::Prepared;
+use super::v3::V3Updates;
 
 #[derive(Default)]
 pub struct Batch {
     events: Vec<Event>,
+    v3: V3Updates,
     ids: Vec<String>,
     sdks: BTreeMap<SdkKey, SdkSighting>,
     started: Option<Instant>,
@@ -23,6 +25,7 @@ impl Batch {
     pub fn add(&mut self, entry_id: String, job: &IngestionJob, prepared: Prepared) {
         self.started.get_or_insert_with(Instant::now);
         self.events.extend(prepared.events);
+        self.v3.extend(prepared.v3);
         self.ids.push(entry_id);
         self.see(job);
     }
@@ -54,12 +57,16 @@ impl Batch {
         &self.events
     }
 
+    pub fn v3(&self) -> &V3Updates {
+        &self.v3
+    }
+
     pub fn ids(&self) -> &[String] {
         &self.ids
     }
 
     pub fn rows(&self) -> usize {
-        self.events.len()
+        self.events.len() + self.v3.rows()
     }
 
     pub fn entries(&self) -> usize {
@@ -77,6 +84,7 @@ impl Batch {
 
     pub fn clear(&mut self) {
         self.events.clear();
+        self.v3.clear();
         self.ids.clear();
         self.sdks.clear();
         self.started = None;

@@ -8,6 +8,7 @@
 
 mod batch;
 mod route;
+mod v3;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -176,6 +177,13 @@ impl Processor {
             .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
     }
 
+    async fn write(&self, batch: &Batch) -> storage::Result<()> {
+        storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
+        // Staged rows land in the partition of "now": never in one propagation may already have
+        // taken (storage.md §2.4).
+        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis()).await
+    }
+
     /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is
     /// unreachable. Reading stops meanwhile, which bounds memory to one batch.
     async fn flush(&self, batch: &mut Batch, shutdown: &CancellationToken) {
@@ -185,7 +193,7 @@ impl Processor {
         let mut delay = Duration::from_millis(200);
         loop {
             let started = Instant::now();
-            match storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await {
+            match self.write(batch).await {
                 Ok(()) => {
                     tracing::debug!(
                         rows = batch.rows(),

@@ -1,4 +1,10 @@
-//! From one accepted payload to the rows of the configured write mode (spec §3.1, DESIGN.md §5).
+//! From one accepted payload to the rows of the configured write mode (spec §3.1, DESIGN.md §5):
+//!
+//! | payload | legacy | dual | events_only |
+//! |---|---|---|---|
+//! | OTel, direct producer | v3 tables | v3 tables + `events_full` | `events_full` |
+//! | OTel, other producer | v3 tables | v3 tables + staging | `events_full` |
+//! | legacy batch | v3 tables + scores | v3 tables + staging + scores | scores (the rest was refused at the door) |
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
@@ -9,12 +15,15 @@ use domain::sdk::SdkInfo;
 use storage::queue::{IngestionJob, PayloadKind};
 
 use super::ProcessError;
+use super::v3::{self, V3Updates};
+use crate::batch::{BatchContext, parse_batch};
 use crate::otel::{ConvertContext, convert};
 
 /// The rows one payload produces.
 #[derive(Debug, Default)]
 pub struct Prepared {
     pub events: Vec<Event>,
+    pub v3: V3Updates,
 }
 
 pub fn prepare(
@@ -24,10 +33,15 @@ pub fn prepare(
 ) -> Result<Prepared, ProcessError> {
     match job.kind {
         PayloadKind::OtlpTraces => prepare_otlp(job, payload, migration),
-        PayloadKind::IngestionBatch => Err(ProcessError::Permanent(
-            "legacy ingestion batches are not processed by this build yet; the payload is kept for replay"
-                .into(),
-        )),
+        PayloadKind::IngestionBatch => prepare_batch(job, payload, migration),
+    }
+}
+
+fn sdk(job: &IngestionJob) -> SdkInfo {
+    SdkInfo {
+        name: job.sdk_name.clone(),
+        version: job.sdk_version.clone(),
+        ingestion_version: job.ingestion_version,
     }
 }
 
@@ -39,22 +53,8 @@ pub fn prepare_otlp(
     let request = ExportTraceServiceRequest::decode(payload).map_err(|e| {
         ProcessError::Permanent(format!("stored OTLP payload {} does not decode: {e}", job.blob_key))
     })?;
-    let sdk = SdkInfo {
-        name: job.sdk_name.clone(),
-        version: job.sdk_version.clone(),
-        ingestion_version: job.ingestion_version,
-    };
+    let sdk = sdk(job);
     let direct = sdk.otel_direct_write(migration.otel_behaviour);
-    match (migration.write_mode, direct) {
-        (WriteMode::EventsOnly, _) | (WriteMode::Dual, true)
-            if !migration.write_mode.writes_legacy_tables() => {}
-        (mode, _) => {
-            return Err(ProcessError::Permanent(format!(
-                "write mode {mode} needs the v3 table writers, which this build does not have yet; \
-                 the payload is kept for replay"
-            )));
-        }
-    }
     let context = ConvertContext {
         project_id: job.project_id.clone(),
         received_at: job.received_at_micros,
@@ -62,5 +62,46 @@ pub fn prepare_otlp(
         sdk,
         public_key: job.public_key.clone(),
     };
-    Ok(Prepared { events: convert(&request, &context).into_iter().map(|span| span.event).collect() })
+    let spans = convert(&request, &context);
+    let mode = migration.write_mode;
+    let mut v3 = if mode.writes_legacy_tables() { v3::from_spans(&spans) } else { V3Updates::default() };
+    if mode == WriteMode::Dual && !direct {
+        v3.stage_all();
+    }
+    let events = if mode == WriteMode::EventsOnly || (mode == WriteMode::Dual && direct) {
+        spans.into_iter().map(|span| span.event).collect()
+    } else {
+        Vec::new()
+    };
+    Ok(Prepared { events, v3 })
+}
+
+fn prepare_batch(
+    job: &IngestionJob,
+    payload: &[u8],
+    migration: &MigrationSettings,
+) -> Result<Prepared, ProcessError> {
+    let context = BatchContext {
+        project_id: job.project_id.clone(),
+        received_at_millis: job.received_at_micros.div_euclid(1000),
+        write_mode: migration.write_mode,
+        scores_only: job.scores_only,
+        public_key: job.public_key.clone(),
+        sdk: sdk(job),
+    };
+    // Web parsed the same bytes with the same context before accepting them, so this yields the
+    // records it acknowledged; a failure here means the stored payload is not what was accepted.
+    let parsed = parse_batch(payload, &context)
+        .map_err(|e| ProcessError::Permanent(format!("stored batch {} does not parse: {e}", job.blob_key)))?;
+    let mut v3 = V3Updates {
+        traces: parsed.traces,
+        observations: parsed.observations,
+        scores: parsed.scores,
+        ..V3Updates::default()
+    };
+    // Legacy-batch SDKs never propagate trace attributes themselves.
+    if migration.write_mode == WriteMode::Dual {
+        v3.stage_all();
+    }
+    Ok(Prepared { events: Vec::new(), v3 })
 }

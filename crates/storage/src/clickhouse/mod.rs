@@ -1,6 +1,7 @@
 //! ClickHouse over its HTTP interface, through the `clickhouse` crate.
 
 mod events;
+pub mod legacy;
 mod migrations;
 
 use std::time::Duration;

@@ -1,0 +1,173 @@
+//! The legacy write endpoints: `POST /api/public/ingestion` (batches), `/scores`, and the
+//! single-object `/traces`, `/spans`, `/generations`, `/events` (404 in `events_only`).
+//!
+//! Each request is validated here, so the response accounts for every event; what is valid is
+//! stored as a batch payload and queued, exactly like OTLP exports. Single objects are wrapped
+//! into a one-event batch, so the worker has one legacy path.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use domain::config::WriteMode;
+use ingestion::accept::Sender;
+use ingestion::batch::{
+    BatchContext, BatchError, ParsedBatch, SingleKind, parse_batch, parse_scores, parse_single,
+};
+
+use crate::app::AppState;
+use crate::auth::{ProjectAuth, authenticate_project_or_scores};
+use crate::error::ApiError;
+use crate::ingest::{self, accept_error};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/public/ingestion", post(batch))
+        .route("/api/public/scores", post(scores))
+        .route("/api/public/traces", post(|s, a, h, b| single(s, a, h, b, SingleKind::Trace)))
+        .route("/api/public/spans", post(|s, a, h, b| single(s, a, h, b, SingleKind::Span)))
+        .route("/api/public/generations", post(|s, a, h, b| single(s, a, h, b, SingleKind::Generation)))
+        .route("/api/public/events", post(|s, a, h, b| single(s, a, h, b, SingleKind::Event)))
+}
+
+fn context(state: &AppState, sender: &Sender) -> BatchContext {
+    BatchContext {
+        project_id: sender.project_id.clone(),
+        received_at_millis: chrono::Utc::now().timestamp_millis(),
+        write_mode: state.config.migration.write_mode,
+        scores_only: sender.scores_only,
+        public_key: sender.public_key.clone(),
+        sdk: sender.sdk.clone(),
+    }
+}
+
+fn invalid(error: BatchError) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "Invalid request data", "InvalidRequestError")
+        .with_detail(error.to_string())
+}
+
+/// Parses on the blocking pool: a 4 MB batch is real CPU work.
+async fn parse<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, BatchError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(format!("parser task failed: {e}")))?
+        .map_err(invalid)
+}
+
+fn has_records(parsed: &ParsedBatch) -> bool {
+    !(parsed.traces.is_empty() && parsed.observations.is_empty() && parsed.scores.is_empty())
+}
+
+async fn batch(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (auth, scores_only) = authenticate_project_or_scores(&state, &headers).await?;
+    let sender = ingest::scoped_sender(&auth, &headers, scores_only)?;
+    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let context = context(&state, &sender);
+    let bytes = body.clone();
+    let parsed = parse(move || parse_batch(&bytes, &context)).await?;
+    for log in &parsed.logs {
+        tracing::info!(project_id = %sender.project_id, sdk_log = %log, "sdk-log event");
+    }
+    if has_records(&parsed) {
+        state.acceptor.accept_batch(&sender, body).await.map_err(accept_error)?;
+    }
+    Ok((StatusCode::MULTI_STATUS, Json(json!(parsed.response()))))
+}
+
+async fn scores(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (auth, scores_only) = authenticate_project_or_scores(&state, &headers).await?;
+    let sender = ingest::scoped_sender(&auth, &headers, scores_only)?;
+    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let is_array = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    let (context, bytes) = (context(&state, &sender), body.clone());
+    let (parsed, ids) = parse(move || parse_scores(&bytes, &context)).await?;
+    reject_event_errors(&parsed)?;
+    let values: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let items = match values {
+        Value::Array(items) => items,
+        single => vec![single],
+    };
+    let events: Vec<Value> =
+        items.into_iter().zip(&ids).map(|(mut item, id)| envelope("score-create", id, &mut item)).collect();
+    accept_wrapped(&state, &sender, events).await?;
+    if is_array {
+        Ok((StatusCode::ACCEPTED, Json(json!({ "message": "Accepted" }))))
+    } else {
+        Ok((StatusCode::OK, Json(json!({ "id": ids.first() }))))
+    }
+}
+
+async fn single(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    headers: HeaderMap,
+    body: Body,
+    kind: SingleKind,
+) -> Result<Json<Value>, ApiError> {
+    if state.config.migration.write_mode == WriteMode::EventsOnly {
+        return Err(ApiError::not_found(
+            "This endpoint is not available in events_only write mode; send traces with OpenTelemetry to /api/public/otel/v1/traces",
+        ));
+    }
+    let sender = ingest::sender(&auth, &headers)?;
+    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let (context, bytes) = (context(&state, &sender), body.clone());
+    let (parsed, id) = parse(move || parse_single(kind, &bytes, &context)).await?;
+    reject_event_errors(&parsed)?;
+    let mut item: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let event_type = match kind {
+        SingleKind::Trace => "trace-create",
+        SingleKind::Span => "span-create",
+        SingleKind::Generation => "generation-create",
+        SingleKind::Event => "event-create",
+        SingleKind::Score => "score-create",
+    };
+    accept_wrapped(&state, &sender, vec![envelope(event_type, &id, &mut item)]).await?;
+    Ok(Json(json!({ "id": id })))
+}
+
+/// A single-object request is all or nothing: its one event's error is the response.
+fn reject_event_errors(parsed: &ParsedBatch) -> Result<(), ApiError> {
+    match parsed.errors.first() {
+        None => Ok(()),
+        Some(error) => Err(ApiError::new(
+            StatusCode::from_u16(error.status).unwrap_or(StatusCode::BAD_REQUEST),
+            error.message.clone().unwrap_or_else(|| "Invalid request data".to_owned()),
+            "InvalidRequestError",
+        )
+        .with_detail(error.error.clone().unwrap_or_default())),
+    }
+}
+
+/// A batch event around a bare body, with the id the parser settled on.
+fn envelope(event_type: &str, id: &str, body: &mut Value) -> Value {
+    if let Value::Object(fields) = body {
+        fields.entry("id").or_insert_with(|| Value::String(id.to_owned()));
+    }
+    json!({
+        "id": uuid::Uuid::new_v4().to_string(),
+        "type": event_type,
+        "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        "body": body.take(),
+    })
+}
+
+async fn accept_wrapped(state: &AppState, sender: &Sender, events: Vec<Value>) -> Result<(), ApiError> {
+    let payload =
+        serde_json::to_vec(&json!({ "batch": events })).map_err(|e| ApiError::internal(e.to_string()))?;
+    state.acceptor.accept_batch(sender, Bytes::from(payload)).await.map_err(accept_error)
+}
