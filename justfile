@@ -25,6 +25,8 @@ test: (stack-up "test")
     command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
     cargo build --bins
     .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
+    # Real client libraries for the end-to-end tests (pinned: what the fixtures recorded).
+    .local/venv/bin/python -c 'import langfuse' 2>/dev/null || .local/venv/bin/pip install -q "langfuse==5.0.4" "opentelemetry-exporter-otlp-proto-http==1.45.2"
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
 # Format check and clippy with warnings as errors.

@@ -12,4 +12,5 @@ mod ingest_otlp;
 mod legacy_endpoints;
 mod lifecycle;
 mod proxy;
+mod real_clients;
 mod write_modes;

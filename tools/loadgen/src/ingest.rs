@@ -75,7 +75,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
         ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
         ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
-        ("LANGFUSE_LOG_LEVEL", "warn"),
+        ("LANGFUSE_LOG_LEVEL", "warn,ingestion::process=debug"),
         // The benchmark measures speed, not back-pressure: let the backlog grow.
         ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
     ] {
