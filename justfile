@@ -3,17 +3,19 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
+target := env_var_or_default("CARGO_TARGET_DIR", justfile_directory() / "target")
+
 # Show the recipes.
 default:
     @just --list
 
 # Start the local stack (PostgreSQL, Redis, ClickHouse engine, S3) for a profile: dev or test.
 stack-up profile="dev":
-    deploy/local/stack.sh up {{profile}}
+    deploy/local/stack.sh up {{ profile }}
 
 # Stop the local stack of a profile.
 stack-down profile="dev":
-    deploy/local/stack.sh down {{profile}}
+    deploy/local/stack.sh down {{ profile }}
 
 # Serve the API (port 3000, OTLP gRPC 4317) and run the worker (health 3030) on the dev stack.
 run: (stack-up "dev")
@@ -29,6 +31,11 @@ test: (stack-up "test")
     .local/venv/bin/python -c 'import langfuse' 2>/dev/null || .local/venv/bin/pip install -q "langfuse==5.0.4" "opentelemetry-exporter-otlp-proto-http==1.45.2"
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`.
+bench what *args: (stack-up "dev")
+    cargo build --release -p web -p worker -p loadgen
+    {{ target }}/release/loupe-bench {{ what }} --bin-dir {{ target }}/release {{ args }}
+
 # Format check and clippy with warnings as errors.
 lint:
     cargo fmt --all -- --check
@@ -41,8 +48,3 @@ fmt:
 # Regenerate the README configuration table from the settings catalogue.
 docs:
     python3 scripts/config_table.py
-
-# Benchmarks against the dev stack (release builds); prints its figures. `just bench ingest`.
-bench what *args: (stack-up "dev")
-    cargo build --release -p web -p worker -p loadgen
-    {{ env_var_or_default("CARGO_TARGET_DIR", "target") }}/release/loupe-bench {{what}} --bin-dir {{ env_var_or_default("CARGO_TARGET_DIR", justfile_directory() + "/target") }}/release {{args}}

@@ -43,6 +43,7 @@ for _ in $(seq 1 600); do
     public key     $LANGFUSE_INIT_PROJECT_PUBLIC_KEY
     secret key     $LANGFUSE_INIT_PROJECT_SECRET_KEY
     admin key      $ADMIN_API_KEY   (Authorization: Bearer …, /api/admin/*)
+    OTLP           $url/api/public/otel/v1/traces, gRPC $LANGFUSE_LISTEN_ADDRESS:${LANGFUSE_OTEL_GRPC_PORT:-4317}
     worker health  http://$LANGFUSE_LISTEN_ADDRESS:$worker_port/api/health
   Ctrl-C stops web and worker; \`just stack-down\` stops the stack.
 
