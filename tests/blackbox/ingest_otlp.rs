@@ -191,3 +191,49 @@ async fn bad_requests_get_clear_errors_and_store_nothing() {
         .unwrap();
     assert!(leaked.is_empty(), "database {} holds rows it never received: {leaked:?}", app.stack.ch.database);
 }
+
+#[tokio::test]
+async fn a_full_backlog_answers_503_with_retry_after_and_recovers() {
+    // No worker: the backlog only grows. Depth 2 is reached after two accepted exports.
+    let mut stack = Stack::new().await;
+    stack.env.insert("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH".into(), "2".into());
+    let mut web = App::spawn("web", &stack.env, free_port());
+    web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
+    let send = |i: u64| {
+        let url = format!("{}{OTLP_PATH}", web.base_url);
+        async move {
+            http()
+                .post(url)
+                .header("Authorization", basic())
+                .header("Content-Type", "application/x-protobuf")
+                .body(test_support::otlp::export_bytes(9, i * 10, 2, 2))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(send(0).await.status(), 200);
+    assert_eq!(send(1).await.status(), 200);
+    // The backlog reading refreshes in the background; wait for the refusal with a deadline.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let refused = loop {
+        let response = send(2).await;
+        if response.status() == 503 {
+            break response;
+        }
+        assert!(Instant::now() < deadline, "never refused with a full backlog");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(refused.headers().get("retry-after").is_some());
+    let body: Value = refused.json().await.unwrap();
+    assert!(body["message"].as_str().unwrap().contains("backlog"), "{body}");
+
+    // A worker drains the backlog and acceptance resumes.
+    let mut worker = App::spawn("worker", &stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while send(3).await.status() != 200 {
+        assert!(Instant::now() < deadline, "acceptance did not resume after the backlog drained");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

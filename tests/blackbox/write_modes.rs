@@ -100,6 +100,22 @@ async fn legacy_mode_writes_only_the_v3_tables() {
     .await;
     assert_eq!(orphans, 0, "every observation's trace exists");
     assert!(count(&r.stack, "SELECT count() FROM scores FINAL").await > 0);
+
+    // The clients seen are recorded for cutover readiness.
+    let pool = r.stack.pg.pool().await;
+    let seen: Vec<(String, String)> =
+        sqlx::query_as("SELECT sdk_name, sdk_version FROM sdk_usage ORDER BY 1, 2")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    for expected in
+        [("python", "2.60.10"), ("python", "5.0.4"), ("langfuse-js", "3.39.2"), ("unknown", "unknown")]
+    {
+        assert!(
+            seen.iter().any(|(n, v)| (n.as_str(), v.as_str()) == expected),
+            "{expected:?} not recorded in sdk_usage: {seen:?}"
+        );
+    }
 }
 
 #[tokio::test]
