@@ -25,6 +25,8 @@ pub struct Options {
     concurrency: usize,
     rate: u64,
     seconds: u64,
+    /// `s3` (the stack's SeaweedFS) or `local` (a directory), to see what blob storage costs.
+    blob: String,
 }
 
 impl Options {
@@ -36,11 +38,16 @@ impl Options {
             concurrency: 32,
             rate: 2_000,
             seconds: 5,
+            blob: "s3".into(),
         };
         while let Some(flag) = args.next() {
             let raw = args.next().context("a flag needs a value")?;
             if flag == "--bin-dir" {
                 options.bin_dir = PathBuf::from(raw);
+                continue;
+            }
+            if flag == "--blob" {
+                options.blob = raw;
                 continue;
             }
             let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
@@ -81,6 +88,11 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     ] {
         env.insert(k.to_owned(), v.to_owned());
     }
+    if options.blob == "local" {
+        env.retain(|k, _| !k.starts_with("LANGFUSE_S3_EVENT_UPLOAD_"));
+        let dir = std::env::temp_dir().join(format!("loupe-bench-blobs-{run_id}"));
+        env.insert("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR".into(), dir.display().to_string());
+    }
     let bin = &options.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
@@ -96,10 +108,11 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     let spans_per_request = traces_per_request * SPANS_PER_TRACE;
     let sample = test_support::otlp::export_bytes(run_id, 0, traces_per_request, SPANS_PER_TRACE);
     println!(
-        "ingest benchmark: {} requests x {spans_per_request} spans ({:.1} KB/span protobuf), concurrency {}",
+        "ingest benchmark: {} requests x {spans_per_request} spans ({:.1} KB/span protobuf), concurrency {}, blobs {}",
         options.requests,
         sample.len() as f64 / spans_per_request as f64 / 1024.0,
-        options.concurrency
+        options.concurrency,
+        options.blob
     );
 
     // Phase 1: throughput.

@@ -12,7 +12,7 @@ async fn main() -> anyhow::Result<()> {
     match args.next().as_deref() {
         Some("ingest") => ingest::run(ingest::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]"
         ),
     }
 }
