@@ -146,7 +146,7 @@ async fn grpc_export_stores_the_same_rows() {
 }
 
 #[tokio::test]
-async fn bad_requests_get_clear_errors_and_store_nothing() {
+async fn bad_requests_get_clear_errors_and_only_valid_spans_are_stored() {
     let app = running(&[("LANGFUSE_INGESTION_MAX_BODY_BYTES", "4096")]).await;
     let url = format!("{}{OTLP_PATH}", app.web.base_url);
     let send = |content_type: &'static str, body: Vec<u8>, extra: Option<(&'static str, &'static str)>| {
@@ -177,6 +177,27 @@ async fn bad_requests_get_clear_errors_and_store_nothing() {
     let response =
         http().post(&url).header("Content-Type", "application/json").body("{}").send().await.unwrap();
     assert_eq!(response.status(), 401);
+    // Spans with invalid ids are dropped one by one (OTLP partial success); the rest is kept.
+    let span = |trace: &str, name: &str| {
+        format!(
+            r#"{{"traceId":"{trace}","spanId":"0102030405060708","name":"{name}","startTimeUnixNano":"1700000000000000000","endTimeUnixNano":"1700000000100000000"}}"#
+        )
+    };
+    let mixed = format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{},{}]}}]}}]}}"#,
+        span("0102030405060708090a0b0c0d0e0f10", "kept"),
+        span("00000000000000000000000000000000", "dropped")
+    );
+    let (status, body) = send("application/json", mixed.into_bytes(), None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["partialSuccess"]["rejectedSpans"], "1", "{body}");
+    assert!(body["partialSuccess"]["errorMessage"].as_str().unwrap().contains("dropped"), "{body}");
+    let all_bad = format!(
+        r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{}]}}]}}]}}"#,
+        span("00000000000000000000000000000000", "x")
+    );
+    let (status, body) = send("application/json", all_bad.into_bytes(), None).await;
+    assert_eq!(status, 400, "{body}");
     // An empty export is fine and stores nothing.
     let (status, _) = send("application/json", b"{\"resourceSpans\": []}".to_vec(), None).await;
     assert_eq!(status, 200);
@@ -189,7 +210,13 @@ async fn bad_requests_get_clear_errors_and_store_nothing() {
         .fetch_all()
         .await
         .unwrap();
-    assert!(leaked.is_empty(), "database {} holds rows it never received: {leaked:?}", app.stack.ch.database);
+    assert!(
+        leaked.iter().all(|(_, _, path)| path.starts_with("otel/project-blackbox/")),
+        "database {} holds rows it never received: {leaked:?}",
+        app.stack.ch.database
+    );
+    let stored = wait_for_spans(&app.stack, 1).await;
+    assert_eq!(stored, 1, "only the valid span of the partial export is stored");
 }
 
 #[tokio::test]

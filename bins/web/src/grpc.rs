@@ -5,14 +5,12 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 use axum::http::StatusCode;
-use bytes::Bytes;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
-    ExportTraceServiceRequest, ExportTraceServiceResponse,
+    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
-use prost::Message;
 use tokio_util::sync::CancellationToken;
 use tonic::codec::CompressionEncoding;
 use tonic::{Request, Response, Status};
@@ -35,19 +33,13 @@ impl TraceService for OtlpTraces {
         let headers = request.metadata().clone().into_headers();
         let auth = authenticate_project(&self.state, &headers).await.map_err(status)?;
         let sender = ingest::sender(&auth, &headers).map_err(status)?;
-        let export = request.into_inner();
-        ingestion::otel::validate(&export).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let spans: usize =
-            export.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
-        if spans > 0 {
-            let protobuf = Bytes::from(export.encode_to_vec());
-            self.state
-                .acceptor
-                .accept_otlp(&sender, protobuf)
-                .await
-                .map_err(|e| status(ingest::accept_error(e)))?;
-        }
-        Ok(Response::new(ExportTraceServiceResponse { partial_success: None }))
+        let accepted =
+            ingest::accept_export(&self.state, &sender, request.into_inner()).await.map_err(status)?;
+        let partial_success = accepted.rejected.map(|rejected| ExportTracePartialSuccess {
+            rejected_spans: i64::try_from(rejected.count).unwrap_or(i64::MAX),
+            error_message: rejected.first,
+        });
+        Ok(Response::new(ExportTraceServiceResponse { partial_success }))
     }
 }
 

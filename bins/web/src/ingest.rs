@@ -8,7 +8,7 @@ use prost::Message;
 
 use domain::sdk::SdkInfo;
 use ingestion::accept::{AcceptError, Sender};
-use ingestion::otel::DecodeError;
+use ingestion::otel::{DecodeError, ExportTraceServiceRequest, RejectedSpans};
 
 use crate::app::AppState;
 use crate::auth::ProjectAuth;
@@ -52,37 +52,55 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
     })
 }
 
-/// Decodes and validates an OTLP export, stores it and queues it. Returns the number of spans.
+/// What became of an export's spans.
+pub struct Accepted {
+    pub spans: usize,
+    /// Spans dropped for invalid ids, answered as OTLP partial success.
+    pub rejected: Option<RejectedSpans>,
+}
+
+/// Decodes an OTLP export, drops spans with invalid ids, stores and queues the rest. An export
+/// whose every span is invalid is refused with 400.
 pub async fn accept_otlp(
     state: &AppState,
     sender: &Sender,
     body: Bytes,
     content_type: Option<&str>,
     content_encoding: Option<&str>,
-) -> Result<usize, ApiError> {
+) -> Result<Accepted, ApiError> {
     let limit = state.config.ingestion.max_body_bytes;
     let (content_type, content_encoding) =
         (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
     // Decoding a large export is CPU work; keep it off the threads that serve other requests.
     let decoded = tokio::task::spawn_blocking(move || {
-        let request = ingestion::otel::decode_with_limit(
-            &body,
-            content_type.as_deref(),
-            content_encoding.as_deref(),
-            limit,
-        )?;
-        let spans =
-            request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
-        Ok::<_, DecodeError>((spans, Bytes::from(request.encode_to_vec())))
+        ingestion::otel::parse_with_limit(&body, content_type.as_deref(), content_encoding.as_deref(), limit)
     })
     .await
     .map_err(|e| ApiError::internal(format!("decoder task failed: {e}")))?;
-    let (spans, protobuf) = decoded.map_err(decode_error)?;
+    accept_export(state, sender, decoded.map_err(decode_error)?).await
+}
+
+/// The part HTTP and gRPC share once the export is decoded.
+pub async fn accept_export(
+    state: &AppState,
+    sender: &Sender,
+    mut request: ExportTraceServiceRequest,
+) -> Result<Accepted, ApiError> {
+    let rejected = ingestion::otel::reject_invalid_spans(&mut request);
+    let spans =
+        request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
     if spans == 0 {
-        return Ok(0);
+        return match rejected {
+            Some(rejected) => Err(ApiError::bad_request(format!(
+                "Invalid OTLP trace export: all {} spans rejected; first: {}",
+                rejected.count, rejected.first
+            ))),
+            None => Ok(Accepted { spans, rejected }),
+        };
     }
+    let protobuf = Bytes::from(request.encode_to_vec());
     state.acceptor.accept_otlp(sender, protobuf).await.map_err(accept_error)?;
-    Ok(spans)
+    Ok(Accepted { spans, rejected })
 }
 
 fn decode_error(error: DecodeError) -> ApiError {

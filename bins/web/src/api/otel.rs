@@ -29,7 +29,13 @@ async fn export(
     let body = ingest::read_body(body, limit).await?;
     let content_type = header_text(&headers, CONTENT_TYPE.as_str());
     let content_encoding = header_text(&headers, CONTENT_ENCODING.as_str());
-    let spans = ingest::accept_otlp(&state, &sender, body, content_type, content_encoding).await?;
-    tracing::debug!(project_id = %sender.project_id, spans, "otlp export accepted");
-    Ok(Json(json!({})))
+    let accepted = ingest::accept_otlp(&state, &sender, body, content_type, content_encoding).await?;
+    tracing::debug!(project_id = %sender.project_id, spans = accepted.spans, "otlp export accepted");
+    // OTLP/HTTP partial success (int64 as a string, as OTLP/JSON writes it).
+    Ok(Json(match accepted.rejected {
+        None => json!({}),
+        Some(rejected) => json!({
+            "partialSuccess": { "rejectedSpans": rejected.count.to_string(), "errorMessage": rejected.first }
+        }),
+    }))
 }

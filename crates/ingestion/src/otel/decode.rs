@@ -54,15 +54,61 @@ pub fn decode_with_limit(
     content_encoding: Option<&str>,
     max_decoded_bytes: usize,
 ) -> Result<ExportTraceServiceRequest, DecodeError> {
-    let format = format(content_type)?;
-    let body = decompress(body, content_encoding, max_decoded_bytes)?;
-    let request = match format {
-        Format::Protobuf => ExportTraceServiceRequest::decode(body.as_ref())
-            .map_err(|e| DecodeError::Protobuf(e.to_string()))?,
-        Format::Json => json::parse(&body)?,
-    };
+    let request = parse_with_limit(body, content_type, content_encoding, max_decoded_bytes)?;
     validate(&request)?;
     Ok(request)
+}
+
+/// [`decode_with_limit`] without the span-id check, for callers that drop invalid spans one by
+/// one ([`reject_invalid_spans`]) instead of refusing the whole export.
+pub fn parse_with_limit(
+    body: &[u8],
+    content_type: Option<&str>,
+    content_encoding: Option<&str>,
+    max_decoded_bytes: usize,
+) -> Result<ExportTraceServiceRequest, DecodeError> {
+    let format = format(content_type)?;
+    let body = decompress(body, content_encoding, max_decoded_bytes)?;
+    match format {
+        Format::Protobuf => {
+            ExportTraceServiceRequest::decode(body.as_ref()).map_err(|e| DecodeError::Protobuf(e.to_string()))
+        }
+        Format::Json => json::parse(&body),
+    }
+}
+
+/// Spans an export had that could not be kept, for OTLP's partial-success answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedSpans {
+    pub count: usize,
+    /// The first problem, naming the span.
+    pub first: String,
+}
+
+/// Removes spans with invalid ids (see [`validate`]) and says how many and why; the rest of the
+/// export is kept, as the OTLP partial-success contract allows.
+pub fn reject_invalid_spans(request: &mut ExportTraceServiceRequest) -> Option<RejectedSpans> {
+    let mut rejected: Option<RejectedSpans> = None;
+    for (r, resource_spans) in request.resource_spans.iter_mut().enumerate() {
+        for (s, scope_spans) in resource_spans.scope_spans.iter_mut().enumerate() {
+            let mut position = 0;
+            scope_spans.spans.retain(|span| {
+                let p = position;
+                position += 1;
+                let Some(reason) = invalid_ids(span) else { return true };
+                let entry = rejected.get_or_insert_with(|| RejectedSpans {
+                    count: 0,
+                    first: format!(
+                        "resourceSpans[{r}].scopeSpans[{s}].spans[{p}] ({:?}): {reason}",
+                        span.name
+                    ),
+                });
+                entry.count += 1;
+                false
+            });
+        }
+    }
+    rejected
 }
 
 /// Substring match, case-insensitive, so `application/json; charset=utf-8` is accepted.

@@ -19,5 +19,8 @@ mod usage;
 mod tests;
 
 pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
-pub use decode::{DEFAULT_MAX_DECODED_BYTES, DecodeError, decode, decode_with_limit, validate};
+pub use decode::{
+    DEFAULT_MAX_DECODED_BYTES, DecodeError, RejectedSpans, decode, decode_with_limit, parse_with_limit,
+    reject_invalid_spans, validate,
+};
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
