@@ -15,6 +15,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub stores: Stores,
     pub acceptor: Arc<Acceptor>,
+    pub keys: Arc<crate::key_cache::KeyCache>,
 }
 
 impl AppState {
@@ -25,7 +26,7 @@ impl AppState {
         queue.ensure_group().await.context("ingestion queue")?;
         let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
         acceptor.watch_backlog(shutdown.clone());
-        Ok(Self { config: Arc::new(config), stores, acceptor: Arc::new(acceptor) })
+        Ok(Self { config: Arc::new(config), stores, acceptor: Arc::new(acceptor), keys: Arc::default() })
     }
 }
 

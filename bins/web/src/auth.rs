@@ -8,7 +8,7 @@ use secrecy::ExposeSecret;
 use subtle::ConstantTimeEq;
 
 use domain::auth::{Credentials, CredentialsError, secret_matches};
-use storage::projects::{Project, find_api_key};
+use storage::projects::Project;
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -34,7 +34,7 @@ impl FromRequestParts<AppState> for ProjectAuth {
 pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Result<ProjectAuth, ApiError> {
     match credentials(headers)? {
         Credentials::Basic { public_key, secret_key } => {
-            let key = find_api_key(&state.stores.postgres, &public_key).await?;
+            let key = state.keys.find(&state.stores.postgres, &public_key).await?;
             // The secret is checked against the hash stored for *this* public key, so a valid
             // secret paired with another project's public key is refused.
             match key {
@@ -44,12 +44,14 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
                 _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
             }
         }
-        Credentials::Bearer(public_key) => match find_api_key(&state.stores.postgres, &public_key).await? {
-            None => Err(ApiError::unauthorized(
-                "Invalid public key. Confirm that you've configured the correct host.",
-            )),
-            Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
-        },
+        Credentials::Bearer(public_key) => {
+            match state.keys.find(&state.stores.postgres, &public_key).await? {
+                None => Err(ApiError::unauthorized(
+                    "Invalid public key. Confirm that you've configured the correct host.",
+                )),
+                Some(_) => Err(ApiError::forbidden("Access denied - need to use basic auth with secret key")),
+            }
+        }
     }
 }
 
@@ -60,7 +62,7 @@ pub async fn authenticate_project_or_scores(
     headers: &HeaderMap,
 ) -> Result<(ProjectAuth, bool), ApiError> {
     if let Credentials::Bearer(public_key) = credentials(headers)? {
-        return match find_api_key(&state.stores.postgres, &public_key).await? {
+        return match state.keys.find(&state.stores.postgres, &public_key).await? {
             Some(key) => Ok((ProjectAuth { project: key.project, public_key }, true)),
             None => Err(ApiError::unauthorized(
                 "Invalid public key. Confirm that you've configured the correct host.",

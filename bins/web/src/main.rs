@@ -8,6 +8,7 @@ mod auth;
 mod error;
 mod grpc;
 mod ingest;
+mod key_cache;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
