@@ -23,7 +23,7 @@ run: (stack-up "dev")
     deploy/local/run.sh
 
 # The whole test suite on the test stack (separate from `just run`'s).
-test: (stack-up "test")
+test: (stack-up "test") deploy-tools
     command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
     cargo build --bins
     .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
@@ -48,3 +48,18 @@ fmt:
 # Regenerate the README configuration table from the settings catalogue.
 docs:
     python3 scripts/config_table.py
+
+# Install the deployment checks' tools (Helm's Go SDK, Kubernetes and compose-spec schemas) into .local/deploy-venv.
+deploy-tools:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=.local/deploy-venv
+    if ! cmp -s deploy/check/requirements.txt "$venv/.installed"; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install -q --disable-pip-version-check -r deploy/check/requirements.txt
+        cp deploy/check/requirements.txt "$venv/.installed"
+    fi
+
+# The deployment checks alone: Dockerfile, compose files, Helm chart (rendered), upgrade runbook.
+deploy-check: deploy-tools
+    cargo test -p deploy-check

@@ -7,6 +7,12 @@ mod jobs;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // No subcommands yet (the operator tools come with the migration machinery): refuse
+    // arguments rather than silently start a second worker.
+    if let Some(argument) = std::env::args().nth(1) {
+        eprintln!("loupe worker: unknown argument {argument:?}; the worker takes no arguments yet");
+        std::process::exit(2);
+    }
     let config = service::load_config_or_exit(Role::Worker);
     service::init_tracing(&config.log)?;
     service::install_crypto_provider();

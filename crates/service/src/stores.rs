@@ -4,6 +4,9 @@ use sqlx::PgPool;
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 
+/// How long startup waits for PostgreSQL and ClickHouse to become reachable.
+const STORES_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// Connections to the four stores, built from the configuration.
 #[derive(Clone)]
 pub struct Stores {
@@ -34,7 +37,19 @@ impl Stores {
     /// Applies both schemas (serialised across instances) and, when configured, the headless
     /// bootstrap of the default project.
     pub async fn prepare(&self, config: &Config) -> anyhow::Result<()> {
-        storage::schema::migrate(&self.postgres, &self.clickhouse).await.context("schema migrations")?;
+        // Stores that are still starting (a fresh compose stack, a rolling restart) are waited
+        // for instead of crash-looping; anything else stops startup at once.
+        let started = std::time::Instant::now();
+        loop {
+            match storage::schema::migrate(&self.postgres, &self.clickhouse).await {
+                Ok(_) => break,
+                Err(error) if error.is_unavailable() && started.elapsed() < STORES_WAIT => {
+                    tracing::warn!(%error, "a store is not reachable yet; retrying schema migrations");
+                    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                }
+                Err(error) => return Err(error).context("schema migrations"),
+            }
+        }
         if let Some(bootstrap) = &config.bootstrap {
             storage::projects::bootstrap(&self.postgres, bootstrap, &config.auth.salt)
                 .await
