@@ -2,31 +2,18 @@
 //! the process environment), set up logging, connect to the stores and migrate their schemas,
 //! report health, and stop cleanly on SIGTERM.
 
+mod config;
 mod health;
 mod stores;
 mod telemetry;
 
+pub use config::load_config_or_exit;
 pub use health::{DependencyReport, check_dependencies};
 pub use stores::Stores;
 pub use telemetry::init_tracing;
 
 use domain::config::{Config, Role};
 use tokio_util::sync::CancellationToken;
-
-/// Reads and validates the configuration, or ends the process with exit code 2 and every
-/// problem printed, each naming its variable.
-pub fn load_config_or_exit(role: Role) -> Config {
-    // The single read of the process environment; everything else receives `Config`.
-    #[allow(clippy::disallowed_methods)]
-    let env = std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
-    match Config::from_env_vars(role, env) {
-        Ok(config) => config,
-        Err(error) => {
-            eprintln!("loupe {}: {error}", role_name(role));
-            std::process::exit(2);
-        }
-    }
-}
 
 pub fn role_name(role: Role) -> &'static str {
     match role {

@@ -4,48 +4,15 @@
 //! and dropped when the handle goes out of scope, so tests run in parallel without seeing each
 //! other's rows.
 
+mod config;
 pub mod otlp;
 
-use std::collections::BTreeMap;
+pub use config::{stack_env, stack_var};
+
 use std::time::Duration;
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{Connection, PgConnection, PgPool};
-
-/// A variable of the test stack's environment file (`.local/stack-test.env`).
-// The test harness is the one place outside the config module that reads the environment: it is
-// how `just test` hands the stack's addresses to the tests.
-#[allow(clippy::disallowed_methods)]
-pub fn stack_var(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!(
-            "{name} is not set: run the tests with `just test`, which starts the local stack and exports it"
-        )
-    })
-}
-
-/// The infrastructure part of a Loupe environment pointing at the test stack, with this test's
-/// own databases: hand it to a binary or to `domain::config::Config::from_env_vars`.
-pub fn stack_env(pg: &TestPostgres, ch: &TestClickHouse) -> BTreeMap<String, String> {
-    let mut env = BTreeMap::new();
-    env.insert("DATABASE_URL".into(), pg.url.clone());
-    env.insert("CLICKHOUSE_URL".into(), stack_var("CLICKHOUSE_URL"));
-    env.insert("CLICKHOUSE_DB".into(), ch.database.clone());
-    env.insert("REDIS_CONNECTION_STRING".into(), stack_var("REDIS_CONNECTION_STRING"));
-    // Tests share one Redis: each gets its own key space (queues, leases).
-    env.insert("LANGFUSE_REDIS_KEY_PREFIX".into(), format!("{}:", ch.database));
-    for name in [
-        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
-        "LANGFUSE_S3_EVENT_UPLOAD_REGION",
-        "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
-        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
-        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
-        "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
-    ] {
-        env.insert(name.into(), stack_var(name));
-    }
-    env
-}
 
 fn unique_name() -> String {
     format!("t_{}", uuid::Uuid::new_v4().simple())

@@ -60,6 +60,19 @@ async fn parse<T: Send + 'static>(
         .map_err(invalid)
 }
 
+/// Authentication (full key, or public key for scores), SDK headers and the bounded body of the
+/// endpoints that accept scores from the browser SDK.
+async fn scores_or_project_request(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(Sender, Bytes), ApiError> {
+    let (auth, scores_only) = authenticate_project_or_scores(state, headers).await?;
+    let sender = ingest::scoped_sender(&auth, headers, scores_only)?;
+    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    Ok((sender, body))
+}
+
 fn has_records(parsed: &ParsedBatch) -> bool {
     !(parsed.traces.is_empty() && parsed.observations.is_empty() && parsed.scores.is_empty())
 }
@@ -69,9 +82,7 @@ async fn batch(
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (auth, scores_only) = authenticate_project_or_scores(&state, &headers).await?;
-    let sender = ingest::scoped_sender(&auth, &headers, scores_only)?;
-    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let (sender, body) = scores_or_project_request(&state, &headers, body).await?;
     let context = context(&state, &sender);
     let bytes = body.clone();
     let parsed = parse(move || parse_batch(&bytes, &context)).await?;
@@ -89,9 +100,7 @@ async fn scores(
     headers: HeaderMap,
     body: Body,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (auth, scores_only) = authenticate_project_or_scores(&state, &headers).await?;
-    let sender = ingest::scoped_sender(&auth, &headers, scores_only)?;
-    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let (sender, body) = scores_or_project_request(&state, &headers, body).await?;
     let is_array = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
     let (context, bytes) = (context(&state, &sender), body.clone());
     let (parsed, ids) = parse(move || parse_scores(&bytes, &context)).await?;
