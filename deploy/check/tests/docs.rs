@@ -51,7 +51,7 @@ fn planned_commands_are_marked_as_not_there_yet() {
 fn failure_signs_in_the_runbook_match_the_code() {
     let runbook = read(RUNBOOK).unwrap();
     // Bad configuration: exit code 2 and the message's first line.
-    assert!(read("crates/service/src/lib.rs").unwrap().contains("std::process::exit(2)"));
+    assert!(read("crates/service/src/config.rs").unwrap().contains("std::process::exit(2)"));
     assert!(runbook.contains("code 2"));
     let env: Env = [
         ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
