@@ -87,6 +87,11 @@ async fn worker_health_reports_an_unreachable_store() {
     assert_eq!(status, 503, "{body}");
     assert!(body["dependencies"]["redis"].as_str().unwrap().starts_with("unavailable"), "{body}");
     assert_eq!(body["dependencies"]["postgres"], "ok", "{body}");
+    // Not ready, but alive: the job loop keeps turning while Redis is away, so liveness passes
+    // and no orchestrator restarts a worker that a restart would not help.
+    let (status, body) = json(format!("{}/api/live", worker.base_url)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["lastHeartbeatSecondsAgo"].as_u64().unwrap() < 60, "{body}");
 }
 
 fn storage_migrations_count() -> usize {

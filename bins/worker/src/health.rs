@@ -1,8 +1,11 @@
-//! `GET /api/health` on the worker's port (3030): are the stores reachable, and (with
-//! `failIfEventPropagationStuck=true`) is dual-write propagation keeping up.
+//! The worker's port (3030): `GET /api/health` (readiness: are the stores reachable, and with
+//! `failIfEventPropagationStuck=true` is dual-write propagation keeping up) and `GET /api/live`
+//! (liveness: is the job loop turning — it keeps turning through store outages, so a restart is
+//! only asked for when a restart can help).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use axum::extract::{Query, State};
@@ -14,17 +17,34 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use domain::config::Config;
+use ingestion::process::Heartbeat;
 use service::{Stores, check_dependencies};
 
 #[derive(Clone)]
 pub struct HealthState {
     config: Arc<Config>,
     stores: Stores,
+    heartbeat: Heartbeat,
 }
 
 impl HealthState {
-    pub fn new(config: Config, stores: Stores) -> Self {
-        Self { config: Arc::new(config), stores }
+    pub fn new(config: Config, stores: Stores, heartbeat: Heartbeat) -> Self {
+        Self { config: Arc::new(config), stores, heartbeat }
+    }
+}
+
+/// A loop that has not turned for this long is hung: every turn waits at most a few seconds, and
+/// insert retries beat too.
+const STALLED_AFTER: Duration = Duration::from_secs(60);
+
+async fn live(State(state): State<HealthState>) -> (StatusCode, Json<Value>) {
+    let age = state.heartbeat.age();
+    let body = json!({ "lastHeartbeatSecondsAgo": age.as_secs() });
+    if age > STALLED_AFTER {
+        tracing::error!(seconds = age.as_secs(), "ingestion loop has not turned; liveness fails");
+        (StatusCode::SERVICE_UNAVAILABLE, Json(body))
+    } else {
+        (StatusCode::OK, Json(body))
     }
 }
 
@@ -63,7 +83,7 @@ pub async fn serve(state: HealthState, shutdown: CancellationToken) -> anyhow::R
         .await
         .with_context(|| format!("cannot listen on {address}"))?;
     tracing::info!(%address, "worker health endpoint listening");
-    let app = Router::new().route("/api/health", get(health)).with_state(state);
+    let app = Router::new().route("/api/health", get(health)).route("/api/live", get(live)).with_state(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await

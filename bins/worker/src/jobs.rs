@@ -4,15 +4,18 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::Config;
-use ingestion::process::Processor;
+use ingestion::process::{Heartbeat, Processor};
 use service::Stores;
 
 pub struct Jobs {
     tasks: JoinSet<()>,
+    /// The ingestion loop's proof of life, for `/api/live`.
+    pub heartbeat: Heartbeat,
 }
 
 pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> Jobs {
     let mut tasks = JoinSet::new();
+    let heartbeat = Heartbeat::default();
     let processor = Processor {
         blobs: stores.blobs.clone(),
         queue: stores.ingestion_queue(),
@@ -21,9 +24,10 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
         migration: config.migration.clone(),
         settings: config.ingestion.clone(),
         consumer: consumer_name(),
+        heartbeat: heartbeat.clone(),
     };
     tasks.spawn(processor.run(shutdown.clone()));
-    Jobs { tasks }
+    Jobs { tasks, heartbeat }
 }
 
 impl Jobs {

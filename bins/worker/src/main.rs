@@ -21,7 +21,8 @@ async fn main() -> anyhow::Result<()> {
     let stores = service::Stores::connect(&config)?;
     stores.prepare(&config).await?;
     let jobs = jobs::spawn(&config, &stores, &shutdown);
-    let served = health::serve(health::HealthState::new(config, stores), shutdown.clone()).await;
+    let health = health::HealthState::new(config, stores, jobs.heartbeat.clone());
+    let served = health::serve(health, shutdown.clone()).await;
     shutdown.cancel();
     jobs.wait().await;
     served

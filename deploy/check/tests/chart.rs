@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{START_MODES, STUCK_QUERY, WEB_HEALTH, WORKER_HEALTH};
+use common::{START_MODES, STUCK_QUERY, WEB_HEALTH, WORKER_HEALTH, WORKER_LIVE};
 use deploy_check::{
     Env, Value, documented_keys, lookup, merged_service_env, normalise, read, scalar, yaml_file,
 };
@@ -236,7 +236,8 @@ fn probes_ask_the_paths_the_binaries_serve() {
         assert!(web.contains(probe), "web: {probe}");
     }
     let worker = template("worker-deployment.yaml");
-    assert_eq!(worker.matches(&format!("path: {WORKER_HEALTH}\n")).count(), 3);
+    assert_eq!(worker.matches(&format!("path: {WORKER_HEALTH}\n")).count(), 2, "startup and readiness");
+    assert_eq!(worker.matches(&format!("path: {WORKER_LIVE}\n")).count(), 1, "liveness");
     let stuck = format!("path: {WORKER_HEALTH}?{STUCK_QUERY}\n");
     assert_eq!(worker.matches(&stuck).count(), 1);
     let guard = worker.find("{{- if .Values.worker.propagationStuckProbe.enabled }}").unwrap();

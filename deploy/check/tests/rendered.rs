@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
-use common::{START_MODES, STUCK_QUERY, WEB_HEALTH, WORKER_HEALTH, expected};
+use common::{START_MODES, STUCK_QUERY, WEB_HEALTH, WORKER_HEALTH, WORKER_LIVE, expected};
 use deploy_check::{Env, repo_root};
 use domain::config::{Role, SETTINGS};
 use serde_json::{Value as J, json};
@@ -348,7 +348,7 @@ fn chart_and_compose_files_render_and_validate_against_their_schemas() {
     let worker = stuck.container("worker");
     assert_eq!(worker["readinessProbe"]["httpGet"]["path"], format!("{WORKER_HEALTH}?{STUCK_QUERY}"));
     assert_eq!(
-        worker["livenessProbe"]["httpGet"]["path"], WORKER_HEALTH,
+        worker["livenessProbe"]["httpGet"]["path"], WORKER_LIVE,
         "liveness never restarts on a stuck job"
     );
 
@@ -424,8 +424,10 @@ fn ports_and_probes_match_what_the_binaries_serve(rendered: &Rendered<'_>) {
     }
     let worker = rendered.container("worker");
     assert_eq!(port_named(worker, "http"), ports.worker_http);
-    for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
-        assert_eq!(worker[probe]["httpGet"]["path"], WORKER_HEALTH, "worker {probe}");
+    for (probe, path) in
+        [("startupProbe", WORKER_HEALTH), ("readinessProbe", WORKER_HEALTH), ("livenessProbe", WORKER_LIVE)]
+    {
+        assert_eq!(worker[probe]["httpGet"]["path"], path, "worker {probe}");
         assert_eq!(worker[probe]["httpGet"]["port"], "http", "worker {probe}");
     }
     let web_service = rendered.find("Service", "web");

@@ -7,6 +7,7 @@
 //! merge keeps exactly one.
 
 mod batch;
+mod heartbeat;
 mod route;
 mod v3;
 
@@ -24,6 +25,7 @@ use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 
 use batch::Batch;
+pub use heartbeat::Heartbeat;
 pub use route::{Prepared, prepare_otlp};
 
 /// Why a delivery could not be turned into rows.
@@ -45,6 +47,8 @@ pub struct Processor {
     pub postgres: sqlx::PgPool,
     pub migration: MigrationSettings,
     pub settings: IngestionSettings,
+    /// Beaten every loop turn and every retry, for the liveness endpoint.
+    pub heartbeat: Heartbeat,
     /// This worker's name in the consumer group; stable across restarts of the same host so it
     /// picks up its own unfinished entries first.
     pub consumer: String,
@@ -58,6 +62,7 @@ impl Processor {
     pub async fn run(self, shutdown: CancellationToken) {
         let this = Arc::new(self);
         while let Err(error) = this.queue.ensure_group().await {
+            this.heartbeat.beat();
             tracing::warn!(%error, "ingestion queue unavailable; retrying");
             if sleep_or_shutdown(Duration::from_secs(1), &shutdown).await {
                 return;
@@ -68,6 +73,7 @@ impl Processor {
         this.finish_own_pending(&mut batch, &shutdown).await;
         let mut last_claim = Instant::now() - this.settings.claim_idle;
         loop {
+            this.heartbeat.beat();
             if shutdown.is_cancelled() {
                 // Best effort: what is not flushed stays pending and is processed after restart.
                 this.flush(&mut batch, &shutdown).await;
@@ -204,6 +210,7 @@ impl Processor {
                     break;
                 }
                 Err(error) => {
+                    self.heartbeat.beat();
                     tracing::warn!(%error, rows = batch.rows(), retry_in_ms = delay.as_millis() as u64, "insert failed");
                     if sleep_or_shutdown(delay, shutdown).await {
                         return;
@@ -221,6 +228,7 @@ impl Processor {
                 Ok(()) => break,
                 Err(error) => {
                     // The rows are in; retrying the acknowledgement only avoids a harmless re-insert.
+                    self.heartbeat.beat();
                     tracing::warn!(%error, "cannot acknowledge ingestion entries; retrying");
                     if sleep_or_shutdown(Duration::from_secs(1), shutdown).await {
                         return;

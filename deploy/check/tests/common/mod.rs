@@ -9,6 +9,8 @@ use domain::config::{Config, OtelBehaviour, Role, WriteMode};
 pub const WEB_HEALTH: &str = "/api/public/health";
 /// Health endpoint of the worker: 503 when a dependency is down.
 pub const WORKER_HEALTH: &str = "/api/health";
+/// The worker's liveness endpoint (job-loop heartbeat).
+pub const WORKER_LIVE: &str = "/api/live";
 /// The worker's stuck-propagation switch.
 pub const STUCK_QUERY: &str = "failIfEventPropagationStuck=true";
 
