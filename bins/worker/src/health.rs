@@ -51,30 +51,52 @@ async fn live(State(state): State<HealthState>) -> (StatusCode, Json<Value>) {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct HealthParams {
-    /// Accepted now so probes can be configured ahead of time; the propagation job that it checks
-    /// arrives with the migration machinery, and until then nothing can be stuck.
+    /// With `true`, a stuck dual-write propagation makes the answer 503 (spec §7).
     #[serde(default)]
-    #[allow(dead_code)]
     fail_if_event_propagation_stuck: bool,
 }
 
 async fn health(
     State(state): State<HealthState>,
-    Query(_params): Query<HealthParams>,
+    Query(params): Query<HealthParams>,
 ) -> (StatusCode, Json<Value>) {
     let dependencies = Box::pin(check_dependencies(&state.stores)).await;
-    let ok = dependencies.all_ok();
+    let mut ok = dependencies.all_ok();
+    let mut status = if ok { "OK" } else { "Dependencies unavailable" };
+    let propagation = match propagation_health(&state).await {
+        Ok(health) => {
+            if params.fail_if_event_propagation_stuck && health.stuck {
+                ok = false;
+                status = "Event propagation stuck";
+            }
+            serde_json::to_value(health).unwrap_or(Value::Null)
+        }
+        Err(error) => json!({ "error": error.to_string() }),
+    };
     // Accepted payloads not yet written: what an operator watches during an outage.
     let backlog = state.stores.ingestion_queue().depth().await.ok();
     let body = json!({
-        "status": if ok { "OK" } else { "Dependencies unavailable" },
+        "status": status,
         "version": env!("CARGO_PKG_VERSION"),
         "writeMode": state.config.migration.write_mode.as_str(),
         "ingestionBacklog": backlog,
         "dependencies": dependencies,
+        "eventPropagation": propagation,
     });
     let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body))
+}
+
+/// Bounded like the dependency checks: a hung store must not hang the probe.
+async fn propagation_health(state: &HealthState) -> anyhow::Result<migration::propagation_health::PropagationHealth> {
+    let check = migration::propagation_health::check(
+        &state.stores.clickhouse,
+        &state.stores.postgres,
+        &state.config.migration,
+        &state.config.propagation,
+        chrono::Utc::now(),
+    );
+    Ok(tokio::time::timeout(Duration::from_secs(3), check).await.context("no answer within 3s")??)
 }
 
 pub async fn serve(state: HealthState, shutdown: CancellationToken) -> anyhow::Result<()> {

@@ -5,6 +5,8 @@ use tokio_util::sync::CancellationToken;
 
 use domain::config::Config;
 use ingestion::process::{Heartbeat, Processor};
+use migration::backfill::Backfill;
+use migration::propagation::Propagation;
 use service::Stores;
 
 pub struct Jobs {
@@ -27,7 +29,30 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
         heartbeat: heartbeat.clone(),
     };
     tasks.spawn(processor.run(shutdown.clone()));
+    tasks.spawn(propagation(config, stores).run(shutdown.clone()));
+    tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
+}
+
+pub fn propagation(config: &Config, stores: &Stores) -> Propagation {
+    Propagation {
+        clickhouse: stores.clickhouse.clone(),
+        postgres: stores.postgres.clone(),
+        settings: config.propagation.clone(),
+        write_mode: config.migration.write_mode,
+        holder: consumer_name(),
+    }
+}
+
+pub fn backfill(config: &Config, stores: &Stores) -> Backfill {
+    Backfill {
+        clickhouse: stores.clickhouse.clone(),
+        postgres: stores.postgres.clone(),
+        settings: config.backfill.clone(),
+        migration: config.migration.clone(),
+        holder: consumer_name(),
+        chunk_budget: None,
+    }
 }
 
 impl Jobs {
@@ -42,8 +67,9 @@ impl Jobs {
 }
 
 /// The host name: stable across restarts of the same container or machine, so a restarted worker
-/// resumes its own unfinished entries; distinct between replicas.
-fn consumer_name() -> String {
+/// resumes its own unfinished entries and takes its own leases back at once; distinct between
+/// replicas.
+pub fn consumer_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|name| name.trim().to_owned())

@@ -1,7 +1,12 @@
-//! The v3 → v4 migration machinery: the dual-write propagation job, the historic backfill chain
-//! (M1–M5) and background-migration progress (issue 5).
+//! The v3 → v4 migration machinery (spec §3.3, §3.4, §9.4): the dual-write propagation job, the
+//! historic backfill chain (M1–M5) with its progress, and the checks operators run before cutover.
 //!
-//! Empty for now, on purpose: the crate exists so the layout of DESIGN.md §2 is in place and the
-//! dependency direction (`bins → ingestion/migration → storage → domain`) is fixed before the
-//! machinery arrives. The schema it needs (staging table, `background_migrations`) is already
-//! created by the storage migrations.
+//! Everything here talks to the stores through `storage`; the SQL that maps v3 rows onto
+//! `events_full` lives in one place (`columns`) and is shared by every writer.
+
+pub mod backfill;
+pub mod columns;
+pub mod keyset;
+pub mod lease;
+pub mod propagation;
+pub mod propagation_health;

@@ -5,7 +5,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 
-use storage::background_migrations::BackgroundMigration;
+use migration::backfill::StepProgress;
 
 use crate::app::AppState;
 use crate::auth::AdminAuth;
@@ -17,13 +17,15 @@ pub fn routes() -> Router<AppState> {
 
 #[derive(Serialize)]
 struct BackgroundMigrations {
-    data: Vec<BackgroundMigration>,
+    data: Vec<StepProgress>,
 }
 
 async fn background_migrations(
     _: AdminAuth,
     State(state): State<AppState>,
 ) -> Result<Json<BackgroundMigrations>, ApiError> {
-    let data = storage::background_migrations::list(&state.stores.postgres).await?;
+    let now = chrono::Utc::now();
+    let steps = storage::background_migrations::list(&state.stores.postgres).await?;
+    let data = steps.into_iter().map(|step| StepProgress::of(step, now)).collect();
     Ok(Json(BackgroundMigrations { data }))
 }

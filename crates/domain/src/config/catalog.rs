@@ -19,6 +19,7 @@ pub struct Setting {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
     Migration,
+    MigrationJobs,
     Server,
     Infrastructure,
     Ingestion,
@@ -53,6 +54,15 @@ pub const SETTINGS: &[Setting] = &[
     s(Migration, ENABLE_HISTORIC_BACKFILL, "true (false in legacy mode)", "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode."),
     s(Migration, DROP_PID_TID_SORTING_TABLES, "false", "Lets the last backfill step (M5) drop the `observations_pid_tid_sorting` scratch table."),
     s(Migration, STUCK_THRESHOLD_MINUTES, "15", "Minutes after which an unpropagated complete staging partition makes `/api/health?failIfEventPropagationStuck=true` answer 503."),
+    s(MigrationJobs, "LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true", "Worker: runs the historic backfill chain (M1–M5) when its gates allow; `false` keeps it dormant on this deployment."),
+    s(MigrationJobs, "LANGFUSE_EXPERIMENT_EVENT_PROPAGATION_PARTITION_DELAY_MINUTES", "10", "Worker: age of a 3-minute staging partition before propagation copies it to `events_full` (at least 4, so a partition is closed). Older SDKs' data reaches the v4 reads about this late."),
+    s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS", "60", "Worker: how often the propagation job looks for closed staging partitions (it then copies all that are due)."),
+    s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_EXCLUDE_PROJECT_IDS", "", "Worker: comma-separated project ids whose staged rows are not propagated."),
+    s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_MAX_INSERT_THREADS", "8", "Worker: ClickHouse `max_insert_threads` of the propagation insert."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_CHUNK_ROWS", "500000", "Worker: source rows per historic-backfill chunk. Each chunk is one bounded `INSERT … SELECT` whose cursor is saved after it."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_MAX_MEMORY_MB", "1024", "Worker: memory cap of the backfill: ClickHouse `max_memory_usage` of every backfill query, and the budget of the span trees the experiment step (M4) holds."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_PAUSE_MS", "0", "Worker: pause between backfill chunks, to leave the database room for live traffic."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "200", "Worker: experiment traces per batch of the dataset-run-item step (M4)."),
     s(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
@@ -96,11 +106,7 @@ pub const SETTINGS: &[Setting] = &[
 /// Names real Langfuse deployments set that Loupe recognises but does not use. They are accepted
 /// with a warning so existing Helm values keep working, instead of being flagged as typos.
 pub const UPSTREAM_NAMES_IGNORED: &[&str] = &[
-    "LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS",
     "LANGFUSE_MIGRATION_V4_OTEL_DIRECT_WRITE_ORG_CREATED_CUTOFF",
-    "LANGFUSE_EXPERIMENT_EVENT_PROPAGATION_PARTITION_DELAY_MINUTES",
-    "LANGFUSE_EVENT_PROPAGATION_EXCLUDE_PROJECT_IDS",
-    "LANGFUSE_EVENT_PROPAGATION_MAX_INSERT_THREADS",
     "LANGFUSE_EVENT_PROPAGATION_MAX_BLOCK_SIZE",
     "LANGFUSE_EVENT_PROPAGATION_MIN_INSERT_BLOCK_SIZE_ROWS",
     "LANGFUSE_EVENT_PROPAGATION_MIN_INSERT_BLOCK_SIZE_BYTES",

@@ -5,6 +5,7 @@
 //! and the process refuses to start. See `catalog` for the full list of settings.
 
 mod catalog;
+mod jobs;
 mod migration;
 mod names;
 mod settings;
@@ -14,6 +15,7 @@ mod vars;
 mod tests;
 
 pub use catalog::{Group, SETTINGS, Setting};
+pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
@@ -41,6 +43,8 @@ pub struct Config {
     pub redis: RedisSettings,
     pub blob: BlobSettings,
     pub ingestion: IngestionSettings,
+    pub propagation: PropagationSettings,
+    pub backfill: BackfillSettings,
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
     pub log: LogSettings,
@@ -93,6 +97,8 @@ impl Config {
         let redis = RedisSettings::read(&vars, &mut problems);
         let blob = BlobSettings::read(&vars, &mut problems);
         let ingestion = IngestionSettings::read(&vars, &mut problems);
+        let propagation = PropagationSettings::read(&vars, &mut problems);
+        let backfill = BackfillSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars);
         let log = LogSettings::read(&vars, &mut problems);
@@ -107,6 +113,8 @@ impl Config {
                 redis: redis?,
                 blob: blob?,
                 ingestion: ingestion?,
+                propagation: propagation?,
+                backfill: backfill?,
                 bootstrap: bootstrap?,
                 auth,
                 log: log?,

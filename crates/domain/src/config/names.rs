@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn upstream_and_unrelated_langfuse_names_are_only_ignored() {
         assert!(matches!(
-            classify("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS"),
+            classify("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS"),
             Some(UnknownName::Ignored { .. })
         ));
         assert!(matches!(classify("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET"), Some(UnknownName::Ignored { .. })));

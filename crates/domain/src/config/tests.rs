@@ -192,7 +192,7 @@ fn unknown_migration_variables_are_refused_but_upstream_ones_only_warn() {
         vec![names(&["LANGFUSE_MIGRATION_V4_FAST_MODE"])]
     );
     let config =
-        load(&[("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true"), ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m")])
+        load(&[("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS", "1000"), ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m")])
             .unwrap();
     assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
 }

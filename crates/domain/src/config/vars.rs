@@ -94,6 +94,19 @@ impl Vars {
         }
     }
 
+    pub fn non_negative_integer(&self, name: &'static str, default: u64, problems: &mut Problems) -> Option<u64> {
+        let Some(raw) = self.get(name) else {
+            return Some(default);
+        };
+        match raw.parse::<u64>() {
+            Ok(v) => Some(v),
+            Err(_) => {
+                problems.push(name, format!("must be a non-negative integer, got {raw:?}"));
+                None
+            }
+        }
+    }
+
     pub fn port(&self, name: &'static str, default: u16, problems: &mut Problems) -> Option<u16> {
         let Some(raw) = self.get(name) else {
             return Some(default);
