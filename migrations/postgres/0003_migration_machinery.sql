@@ -37,3 +37,11 @@ CREATE TABLE event_propagation (
     updated_at               TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 INSERT INTO event_propagation (id) VALUES (true);
+
+-- When each write mode was first seen by a worker: cutover readiness option B (spec §9.4) needs to
+-- know how long dual write has been running.
+CREATE TABLE write_mode_history (
+    write_mode     TEXT PRIMARY KEY,
+    first_seen_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    last_seen_at   TIMESTAMPTZ NOT NULL DEFAULT now()
+);

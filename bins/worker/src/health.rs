@@ -88,7 +88,9 @@ async fn health(
 }
 
 /// Bounded like the dependency checks: a hung store must not hang the probe.
-async fn propagation_health(state: &HealthState) -> anyhow::Result<migration::propagation_health::PropagationHealth> {
+async fn propagation_health(
+    state: &HealthState,
+) -> anyhow::Result<migration::propagation_health::PropagationHealth> {
     let check = migration::propagation_health::check(
         &state.stores.clickhouse,
         &state.stores.postgres,

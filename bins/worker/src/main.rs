@@ -1,25 +1,34 @@
-//! `worker`: background processing (ingestion, propagation, backfill) and its health endpoint.
+//! `worker`: background processing (ingestion, propagation, backfill) and its health endpoint,
+//! plus the operator subcommands (`migration-status`, `verify-migration`, `backfill-retry`).
 
 use domain::config::Role;
 
+mod commands;
 mod health;
 mod jobs;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // No subcommands yet (the operator tools come with the migration machinery): refuse
-    // arguments rather than silently start a second worker.
-    if let Some(argument) = std::env::args().nth(1) {
-        eprintln!("loupe worker: unknown argument {argument:?}; the worker takes no arguments yet");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = commands::parse(&args).unwrap_or_else(|message| {
+        eprintln!("loupe worker: {message}");
         std::process::exit(2);
-    }
+    });
     let config = service::load_config_or_exit(Role::Worker);
+    if !matches!(command, commands::Command::Serve) {
+        // Reports go to stdout; logs stay quiet unless something is wrong.
+        service::init_tracing(&domain::config::LogSettings { filter: "warn".into(), ..config.log.clone() })?;
+        service::install_crypto_provider();
+        let code = commands::run(command, &config).await?;
+        std::process::exit(code);
+    }
     service::init_tracing(&config.log)?;
     service::install_crypto_provider();
     service::log_config(&config);
     let shutdown = service::shutdown_token();
     let stores = service::Stores::connect(&config)?;
     stores.prepare(&config).await?;
+    storage::write_modes::record(&stores.postgres, config.migration.write_mode.as_str()).await?;
     let jobs = jobs::spawn(&config, &stores, &shutdown);
     let health = health::HealthState::new(config, stores, jobs.heartbeat.clone());
     let served = health::serve(health, shutdown.clone()).await;

@@ -173,7 +173,8 @@ mod tests {
 
     #[test]
     fn cursor_moves_down_a_partition_then_to_the_next() {
-        let mut cursor = ChunkCursor { partitions: vec!["202611".into(), "202610".into()], ..Default::default() };
+        let mut cursor =
+            ChunkCursor { partitions: vec!["202611".into(), "202610".into()], ..Default::default() };
         cursor.advance(Some(vec!["p".into()]));
         assert_eq!(cursor.current_partition(), Some("202611"));
         assert_eq!(cursor.below, Some(vec!["p".to_owned()]));

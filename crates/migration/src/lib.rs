@@ -10,3 +10,5 @@ pub mod keyset;
 pub mod lease;
 pub mod propagation;
 pub mod propagation_health;
+pub mod status;
+pub mod verify;

@@ -53,7 +53,10 @@ pub async fn staged_partitions(ch: &ClickHouse) -> storage::Result<Vec<DateTime<
 pub enum RunOutcome {
     /// Another worker holds the lease.
     NotLeader,
-    Propagated { partitions: usize, rows: u64 },
+    Propagated {
+        partitions: usize,
+        rows: u64,
+    },
 }
 
 #[derive(Clone)]
@@ -110,7 +113,11 @@ impl Propagation {
         result
     }
 
-    async fn propagate_due(&self, lease: &lease::HeldLease, shutdown: &CancellationToken) -> storage::Result<RunOutcome> {
+    async fn propagate_due(
+        &self,
+        lease: &lease::HeldLease,
+        shutdown: &CancellationToken,
+    ) -> storage::Result<RunOutcome> {
         storage::propagation_state::run_started(&self.postgres).await?;
         let state = storage::propagation_state::get(&self.postgres).await?;
         let due_before = Utc::now() - self.settings.partition_delay;
@@ -152,7 +159,12 @@ impl Propagation {
             "timestamp >= toDateTime64(?, 3) - INTERVAL 7 DAY AND timestamp <= toDateTime64(?, 3) + INTERVAL 1 DAY \
              AND (project_id, id) IN (SELECT project_id, trace_id FROM {STAGING_TABLE} WHERE _partition_id = ?)"
         ));
-        let select = ObservationMapping { source: Source::DualWrite, experiment: NO_EXPERIMENT, version: Version::Source }.select();
+        let select = ObservationMapping {
+            source: Source::DualWrite,
+            experiment: NO_EXPERIMENT,
+            version: Version::Source,
+        }
+        .select();
         let sql = format!(
             "INSERT INTO events_full ({EVENT_COLUMNS}) SELECT {select} FROM {STAGING_TABLE} AS o FINAL \
              LEFT ANY JOIN {traces} AS t ON o.project_id = t.project_id AND o.trace_id = t.id \

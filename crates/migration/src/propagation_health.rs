@@ -69,7 +69,9 @@ pub async fn check(
              the worker logs",
             threshold.as_secs()
         ),
-        (true, Some(start), Some(w)) => format!("staging partition {start} due for {w} s, within the threshold"),
+        (true, Some(start), Some(w)) => {
+            format!("staging partition {start} due for {w} s, within the threshold")
+        }
         _ => "no staging partition is waiting past its due time".to_owned(),
     };
     Ok(PropagationHealth {

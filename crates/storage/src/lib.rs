@@ -15,5 +15,6 @@ pub mod queue;
 pub mod redis;
 pub mod schema;
 pub mod sdk_usage;
+pub mod write_modes;
 
 pub use error::{Error, ErrorKind, Result};

@@ -115,6 +115,13 @@ fn display_secret(secret: &str) -> String {
     format!("{head}...{tail}")
 }
 
+/// Every live project's retention in days (`None`: data is kept forever).
+pub async fn retention_days(pool: &PgPool) -> Result<Vec<(String, Option<i32>)>> {
+    Ok(sqlx::query_as("SELECT id, retention_days FROM projects WHERE deleted_at IS NULL ORDER BY id")
+        .fetch_all(pool)
+        .await?)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

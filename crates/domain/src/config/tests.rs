@@ -191,9 +191,11 @@ fn unknown_migration_variables_are_refused_but_upstream_ones_only_warn() {
         refused(&[("LANGFUSE_MIGRATION_V4_FAST_MODE", "true")]),
         vec![names(&["LANGFUSE_MIGRATION_V4_FAST_MODE"])]
     );
-    let config =
-        load(&[("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS", "1000"), ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m")])
-            .unwrap();
+    let config = load(&[
+        ("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS", "1000"),
+        ("LANGFUSE_S3_MEDIA_UPLOAD_BUCKET", "m"),
+    ])
+    .unwrap();
     assert_eq!(config.warnings.len(), 2, "{:?}", config.warnings);
 }
 

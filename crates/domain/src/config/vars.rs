@@ -94,7 +94,12 @@ impl Vars {
         }
     }
 
-    pub fn non_negative_integer(&self, name: &'static str, default: u64, problems: &mut Problems) -> Option<u64> {
+    pub fn non_negative_integer(
+        &self,
+        name: &'static str,
+        default: u64,
+        problems: &mut Problems,
+    ) -> Option<u64> {
         let Some(raw) = self.get(name) else {
             return Some(default);
         };

@@ -30,7 +30,9 @@ struct Source3 {
 fn source_of(step: Step) -> Source3 {
     match step {
         Step::RootSpans => Source3 { table: "traces", key: TRACES_KEY, time: "timestamp" },
-        Step::RewriteObservations => Source3 { table: "observations", key: OBSERVATIONS_KEY, time: "start_time" },
+        Step::RewriteObservations => {
+            Source3 { table: "observations", key: OBSERVATIONS_KEY, time: "start_time" }
+        }
         _ => Source3 { table: SCRATCH_TABLE, key: SCRATCH_KEY, time: "start_time" },
     }
 }
@@ -74,7 +76,8 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
             }
         };
         let alias = if step == Step::RootSpans { "t" } else { "o" };
-        let rows = with_retries(|| copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")))).await?;
+        let rows =
+            with_retries(|| copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")))).await?;
         state.cursor.advance(boundary);
         run.chunk_done(&state, rows).await?;
     }
@@ -146,7 +149,12 @@ async fn copy_chunk(
                  AND (project_id, id) IN (SELECT o.project_id, o.trace_id FROM {SCRATCH_TABLE} AS o WHERE {chunk})",
                 chunk = chunk.sql
             ));
-            let select = ObservationMapping { source: Source::Backfill, experiment: NO_EXPERIMENT, version: Version::Source }.select();
+            let select = ObservationMapping {
+                source: Source::Backfill,
+                experiment: NO_EXPERIMENT,
+                version: Version::Source,
+            }
+            .select();
             let mut binds = vec![min_time, max_time];
             binds.extend(chunk.binds.iter().cloned());
             binds.extend(chunk.binds.iter().cloned());

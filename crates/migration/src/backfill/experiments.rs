@@ -156,7 +156,10 @@ async fn copy_batch(run: &StepRun<'_>, batch: &[(i64, String, String)]) -> stora
         .fetch_all()
         .await?;
     let spans_sql = format!("FROM {SCRATCH_TABLE} WHERE {filter}");
-    let span_count: u64 = run.query(&format!("SELECT uniqExact(project_id, trace_id, id) {spans_sql}"), &binds).fetch_one().await?;
+    let span_count: u64 = run
+        .query(&format!("SELECT uniqExact(project_id, trace_id, id) {spans_sql}"), &binds)
+        .fetch_one()
+        .await?;
     let cap = run.settings().max_memory_bytes;
     if span_count.saturating_mul(BYTES_PER_SPAN) > cap {
         return Err(storage::Error::new(
@@ -274,7 +277,12 @@ fn with_binds(mut query: clickhouse::query::Query, binds: &[Bind]) -> clickhouse
     query
 }
 
-async fn copy_root(run: &StepRun<'_>, project: &str, trace: &str, experiment: Option<&[Bind]>) -> storage::Result<()> {
+async fn copy_root(
+    run: &StepRun<'_>,
+    project: &str,
+    trace: &str,
+    experiment: Option<&[Bind]>,
+) -> storage::Result<()> {
     let (columns, version) = match experiment {
         Some(_) => (EXPERIMENT_FROM_BINDS, Version::Fresh),
         None => (NO_EXPERIMENT, Version::Source),

@@ -173,7 +173,11 @@ impl Backfill {
         outcome
     }
 
-    async fn run_steps(&self, lease: &HeldLease, shutdown: &CancellationToken) -> storage::Result<ChainOutcome> {
+    async fn run_steps(
+        &self,
+        lease: &HeldLease,
+        shutdown: &CancellationToken,
+    ) -> storage::Result<ChainOutcome> {
         let mut budget = self.chunk_budget;
         for row in steps::list(&self.postgres).await? {
             let Some(step) = Step::from_name(&row.name) else { continue };
@@ -296,8 +300,14 @@ impl<'a> StepRun<'a> {
         self.chunks_this_pass += 1;
         self.rows_done += i64::try_from(rows).unwrap_or(i64::MAX);
         let state = serde_json::to_value(state).unwrap_or_default();
-        steps::save_progress(&self.backfill.postgres, self.step.name(), &state, self.rows_done, self.rows_estimated)
-            .await?;
+        steps::save_progress(
+            &self.backfill.postgres,
+            self.step.name(),
+            &state,
+            self.rows_done,
+            self.rows_estimated,
+        )
+        .await?;
         self.progress.record(self.rows_done, self.rows_estimated);
         let pause = self.settings().pause;
         if !pause.is_zero() {
@@ -309,8 +319,14 @@ impl<'a> StepRun<'a> {
     async fn set_estimate(&mut self, state: &impl Serialize, rows_estimated: i64) -> storage::Result<()> {
         self.rows_estimated = Some(rows_estimated);
         let state = serde_json::to_value(state).unwrap_or_default();
-        steps::save_progress(&self.backfill.postgres, self.step.name(), &state, self.rows_done, self.rows_estimated)
-            .await
+        steps::save_progress(
+            &self.backfill.postgres,
+            self.step.name(),
+            &state,
+            self.rows_done,
+            self.rows_estimated,
+        )
+        .await
     }
 }
 

@@ -39,7 +39,8 @@ pub(crate) async fn create(run: &StepRun<'_>) -> storage::Result<()> {
 /// M5: idempotent, so a re-run after a crash is harmless.
 pub(crate) async fn drop(run: &StepRun<'_>) -> storage::Result<StepEnd> {
     let ch = run.clickhouse();
-    let statement = render(&format!("DROP TABLE IF EXISTS {SCRATCH_TABLE} {{ON_CLUSTER}} SYNC"), ch.cluster());
+    let statement =
+        render(&format!("DROP TABLE IF EXISTS {SCRATCH_TABLE} {{ON_CLUSTER}} SYNC"), ch.cluster());
     ch.client().query(&statement).execute().await?;
     Ok(StepEnd::Done)
 }

@@ -110,7 +110,13 @@ fn expect_migrated(events: &BTreeMap<String, Event>) {
     assert_eq!(root.metadata_names, ["tk"], "a root keeps its trace's metadata");
     let a = &events["A"];
     assert_eq!(
-        (a.parent.as_str(), a.trace_name.as_str(), a.user_id.as_str(), a.session_id.as_str(), a.version.as_str()),
+        (
+            a.parent.as_str(),
+            a.trace_name.as_str(),
+            a.user_id.as_str(),
+            a.session_id.as_str(),
+            a.version.as_str()
+        ),
         ("t-T1", "chat", "u1", "s1", "v1")
     );
     assert!(a.bookmarked, "a top-level observation carries the trace's bookmark");
@@ -124,7 +130,11 @@ fn expect_migrated(events: &BTreeMap<String, Event>) {
     for (span, run, root) in
         [("t-E", "run1", "t-E"), ("E1", "run1", "t-E"), ("E2", "run2", "E2"), ("E3", "run2", "E2")]
     {
-        assert_eq!((events[span].experiment_id.as_str(), events[span].experiment_root.as_str()), (run, root), "{span}");
+        assert_eq!(
+            (events[span].experiment_id.as_str(), events[span].experiment_root.as_str()),
+            (run, root),
+            "{span}"
+        );
         assert_eq!(events[span].user_id, "u3", "{span}");
     }
     for span in ["A", "t-T1", "O"] {
@@ -160,6 +170,11 @@ async fn the_chain_builds_every_event_and_leaves_the_old_tables_alone() {
     let env = env().await;
     seed(&env).await;
     let before = checksums(&env).await;
+    let unmigrated = migration::verify::verify(&env.ch, None).await.unwrap();
+    let missing: Vec<u64> = unmigrated.checks.iter().map(|c| c.mismatches).collect();
+    // 4 traces without roots, 8 observations without events, 0 attributes to compare, no scores,
+    // 2 run-item spans without their experiment.
+    assert_eq!(missing, [4, 8, 0, 0, 2], "{}", migration::verify::render(&unmigrated));
     let outcome = backfill(&env, 2).run_chain(&CancellationToken::new()).await.unwrap();
     assert_eq!(
         outcome,
@@ -172,6 +187,9 @@ async fn the_chain_builds_every_event_and_leaves_the_old_tables_alone() {
     assert_eq!(statuses(&env).await, [Succeeded, Succeeded, Succeeded, Succeeded, Pending]);
     expect_migrated(&events(&env).await);
     assert_eq!(checksums(&env).await, before, "the old tables changed");
+    let verified = migration::verify::verify(&env.ch, Some("p1")).await.unwrap();
+    assert_eq!(verified.mismatches(), 0, "{}", migration::verify::render(&verified));
+    assert_eq!(verified.checks[2].checked, 12, "every backfilled event is compared with its trace");
     let steps = storage::background_migrations::list(&env.pool).await.unwrap();
     // The two versions of T2 collapse on insert (optimize_on_insert), so four trace rows.
     assert_eq!((steps[0].rows_done, steps[0].rows_estimated), (4, Some(4)), "traces counted");
@@ -235,7 +253,9 @@ async fn the_scratch_table_is_dropped_only_when_allowed() {
     let env = env().await;
     seed(&env).await;
     backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap();
-    let scratch = format!("SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = '{SCRATCH_TABLE}'");
+    let scratch = format!(
+        "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = '{SCRATCH_TABLE}'"
+    );
     assert_eq!(env.count(&scratch).await, 1);
     let mut dropping = backfill(&env, 100);
     dropping.migration.drop_pid_tid_sorting_tables = true;
@@ -254,15 +274,25 @@ async fn legacy_mode_and_a_closed_gate_never_run_it() {
     let mut gated = backfill(&env, 100);
     gated.migration.enable_historic_backfill = false;
     let outcome = gated.run_chain(&CancellationToken::new()).await.unwrap();
-    assert!(matches!(outcome, ChainOutcome::Dormant { step, .. } if step == Step::RootSpans.name()), "{outcome:?}");
+    assert!(
+        matches!(outcome, ChainOutcome::Dormant { step, .. } if step == Step::RootSpans.name()),
+        "{outcome:?}"
+    );
     assert_eq!(statuses(&env).await, [StepStatus::Pending; 5]);
 }
 
 #[tokio::test]
 async fn one_worker_runs_the_chain_at_a_time() {
     let env = env().await;
-    let lease = migration::lease::acquire(&env.pool, migration::backfill::LEASE, "worker-b").await.unwrap().unwrap();
-    assert_eq!(backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap(), ChainOutcome::NotLeader);
+    let lease =
+        migration::lease::acquire(&env.pool, migration::backfill::LEASE, "worker-b").await.unwrap().unwrap();
+    assert_eq!(
+        backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap(),
+        ChainOutcome::NotLeader
+    );
     lease.release().await;
-    assert_ne!(backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap(), ChainOutcome::NotLeader);
+    assert_ne!(
+        backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap(),
+        ChainOutcome::NotLeader
+    );
 }

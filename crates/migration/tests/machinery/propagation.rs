@@ -76,15 +76,22 @@ async fn closed_partitions_are_copied_once_with_their_trace_attributes() {
     let spans: Vec<&str> = rows.iter().map(|r| r.span_id.as_str()).collect();
     assert_eq!(spans, ["old-a", "old-b", "t-old"], "only the closed partition is copied");
     let (a, b, root) = (&rows[0], &rows[1], &rows[2]);
-    assert_eq!((root.parent_span_id.as_str(), a.parent_span_id.as_str(), b.parent_span_id.as_str()), ("", "t-old", "old-a"));
+    assert_eq!(
+        (root.parent_span_id.as_str(), a.parent_span_id.as_str(), b.parent_span_id.as_str()),
+        ("", "t-old", "old-a")
+    );
     for row in &rows {
         assert_eq!((row.user_id.as_str(), row.session_id.as_str()), ("user-old", "session-old"), "{row:?}");
         assert_eq!(row.trace_name, "trace-old");
         assert_eq!(row.source, "ingestion-api-dual-write");
         assert_eq!(row.ingestion_sdk_name, "python");
     }
-    let metadata: Vec<(&str, &str)> =
-        a.metadata_names.iter().map(String::as_str).zip(a.metadata_values.iter().map(String::as_str)).collect();
+    let metadata: Vec<(&str, &str)> = a
+        .metadata_names
+        .iter()
+        .map(String::as_str)
+        .zip(a.metadata_values.iter().map(String::as_str))
+        .collect();
     assert!(metadata.contains(&("shared", "obs")), "the observation's key wins: {metadata:?}");
     assert!(metadata.contains(&("tk", "tv")) && metadata.contains(&("own", "1")), "{metadata:?}");
     assert_eq!(metadata.len(), 3, "no duplicate keys: {metadata:?}");
