@@ -63,3 +63,8 @@ deploy-tools:
 # The deployment checks alone: Dockerfile, compose files, Helm chart (rendered), upgrade runbook.
 deploy-check: deploy-tools
     cargo test -p deploy-check
+
+# The migration drill on the dev stack: N legacy traces, dual write with worker kills during the backfill, cutover, verify.
+drill n="2000": (stack-up "dev")
+    cargo build --bins
+    .local/venv/bin/python tools/drill/drill.py --traces {{ n }} --bin-dir {{ target }}/debug --env .local/stack.env

@@ -77,7 +77,7 @@ pub const SETTINGS: &[Setting] = &[
     s(Infrastructure, "REDIS_HOST", "", "Redis host, used when `REDIS_CONNECTION_STRING` is not set."),
     s(Infrastructure, "REDIS_PORT", "6379", "Redis port, with `REDIS_HOST`."),
     secret(Infrastructure, "REDIS_AUTH", "Redis password, with `REDIS_HOST`."),
-    s(Infrastructure, "LANGFUSE_REDIS_KEY_PREFIX", "loupe:", "Prefix of every Redis key Loupe uses (queues, leases), so several deployments can share one Redis."),
+    s(Infrastructure, "LANGFUSE_REDIS_KEY_PREFIX", "loupe:", "Prefix of every Redis key Loupe uses (the ingestion queue), so several deployments can share one Redis."),
     s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_BUCKET", "", "Bucket for raw ingested payloads. When unset, `LANGFUSE_EVENT_UPLOAD_LOCAL_DIR` must be set."),
     s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_REGION", "us-east-1", "Region of the bucket."),
     s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT", "", "S3 endpoint for S3-compatible stores (MinIO, SeaweedFS); empty means AWS."),
