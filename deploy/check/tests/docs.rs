@@ -33,10 +33,19 @@ fn the_runbook_commands_exist_in_the_worker() {
     let runbook = read(RUNBOOK).unwrap();
     let commands = read("bins/worker/src/commands.rs").unwrap();
     for command in ["migration-status", "verify-migration", "backfill-retry"] {
-        assert!(runbook.contains(&format!("worker {command}")), "{RUNBOOK} does not explain `worker {command}`");
-        assert!(commands.contains(&format!("Some(\"{command}\")")), "the worker has no `{command}` subcommand");
+        assert!(
+            runbook.contains(&format!("worker {command}")),
+            "{RUNBOOK} does not explain `worker {command}`"
+        );
+        assert!(
+            commands.contains(&format!("Some(\"{command}\")")),
+            "the worker has no `{command}` subcommand"
+        );
     }
-    assert!(!runbook.contains("coming with the migration machinery"), "the machinery is here: update {RUNBOOK}");
+    assert!(
+        !runbook.contains("coming with the migration machinery"),
+        "the machinery is here: update {RUNBOOK}"
+    );
 }
 
 #[test]

@@ -59,7 +59,7 @@ pub const SETTINGS: &[Setting] = &[
     s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS", "60", "Worker: how often the propagation job looks for closed staging partitions (it then copies all that are due)."),
     s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_EXCLUDE_PROJECT_IDS", "", "Worker: comma-separated project ids whose staged rows are not propagated."),
     s(MigrationJobs, "LANGFUSE_EVENT_PROPAGATION_MAX_INSERT_THREADS", "8", "Worker: ClickHouse `max_insert_threads` of the propagation insert."),
-    s(MigrationJobs, "LANGFUSE_BACKFILL_CHUNK_ROWS", "500000", "Worker: source rows per historic-backfill chunk. Each chunk is one bounded `INSERT … SELECT` whose cursor is saved after it."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_CHUNK_ROWS", "20000", "Worker: source rows per historic-backfill chunk. Each chunk is one bounded `INSERT … SELECT` whose cursor is saved after it."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_MAX_MEMORY_MB", "1024", "Worker: memory cap of the backfill: ClickHouse `max_memory_usage` of every backfill query, and the budget of the span trees the experiment step (M4) holds."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_PAUSE_MS", "0", "Worker: pause between backfill chunks, to leave the database room for live traffic."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "200", "Worker: experiment traces per batch of the dataset-run-item step (M4)."),

@@ -63,7 +63,7 @@ impl PropagationSettings {
 impl BackfillSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
         let enabled = vars.bool("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", true, problems);
-        let chunk_rows = vars.positive_integer("LANGFUSE_BACKFILL_CHUNK_ROWS", 500_000, problems);
+        let chunk_rows = vars.positive_integer("LANGFUSE_BACKFILL_CHUNK_ROWS", 20_000, problems);
         let memory_mb = vars.positive_integer("LANGFUSE_BACKFILL_MAX_MEMORY_MB", 1024, problems);
         let pause = vars.non_negative_integer("LANGFUSE_BACKFILL_PAUSE_MS", 0, problems);
         let batch = vars.positive_integer("LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", 200, problems);

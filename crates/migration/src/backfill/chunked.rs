@@ -15,7 +15,7 @@ use crate::keyset::{
 };
 
 use super::scratch::{self, SCRATCH_TABLE};
-use super::{Step, StepEnd, StepRun, saved_state, with_retries};
+use super::{Step, StepEnd, StepRun, lean, saved_state, with_retries};
 
 /// Traces referenced by a dataset run item belong to M4 alone (storage.md §4.2).
 const NOT_AN_EXPERIMENT: &str = "NOT IN (SELECT project_id, trace_id FROM dataset_run_items_rmt)";
@@ -76,8 +76,10 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
             }
         };
         let alias = if step == Step::RootSpans { "t" } else { "o" };
-        let rows =
-            with_retries(|| copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")))).await?;
+        let rows = with_retries(|attempt| {
+            copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")), attempt)
+        })
+        .await?;
         state.cursor.advance(boundary);
         run.chunk_done(&state, rows).await?;
     }
@@ -110,6 +112,7 @@ async fn copy_chunk(
     source: &Source3,
     alias: &str,
     chunk: Condition,
+    attempt: u32,
 ) -> storage::Result<u64> {
     let stats_sql = format!(
         "SELECT count(), toString(min({alias}.{time})), toString(max({alias}.{time})) FROM {table} AS {alias} \
@@ -169,6 +172,6 @@ async fn copy_chunk(
             }
         }
     };
-    run.condition_query(&statement).execute().await?;
+    lean(run.condition_query(&statement), attempt).execute().await?;
     Ok(rows)
 }

@@ -102,7 +102,7 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
         let Some(last) = batch.last().cloned() else {
             return Ok(StepEnd::Done);
         };
-        with_retries(|| copy_batch(run, &batch)).await?;
+        with_retries(|_| copy_batch(run, &batch)).await?;
         state.cursor = Some(last);
         run.chunk_done(&state, batch.len() as u64).await?;
     }

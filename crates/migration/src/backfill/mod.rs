@@ -330,6 +330,20 @@ impl<'a> StepRun<'a> {
     }
 }
 
+/// Settings of a retried chunk: smaller blocks first, then a single thread — how a chunk that hit
+/// the memory cap gets through.
+fn lean(query: clickhouse::query::Query, attempt: u32) -> clickhouse::query::Query {
+    match attempt {
+        0 => query,
+        1 => query.with_setting("max_block_size", "4096").with_setting("min_insert_block_size_rows", "65536"),
+        _ => query
+            .with_setting("max_block_size", "2048")
+            .with_setting("min_insert_block_size_rows", "16384")
+            .with_setting("max_threads", "1")
+            .with_setting("max_insert_threads", "1"),
+    }
+}
+
 /// A step's saved state, or `None` for a step that has not planned yet.
 fn saved_state<T: DeserializeOwned>(row: &BackgroundMigration) -> Option<T> {
     match &row.state {
@@ -338,17 +352,17 @@ fn saved_state<T: DeserializeOwned>(row: &BackgroundMigration) -> Option<T> {
     }
 }
 
-/// Runs a chunk's statement, retrying errors that are not outages twice with a growing pause
-/// (a chunk may hit a memory limit while merges compete); outages go up to the loop, which
-/// resumes from the saved cursor once the store is back.
+/// Runs a chunk's statement, retrying errors that are not outages twice with a growing pause and
+/// leaner settings (see [`lean`]); outages go up to the loop, which resumes from the saved cursor
+/// once the store is back.
 async fn with_retries<F, Fut, T>(mut attempt: F) -> storage::Result<T>
 where
-    F: FnMut() -> Fut,
+    F: FnMut(u32) -> Fut,
     Fut: std::future::Future<Output = storage::Result<T>>,
 {
     let mut tries = 0;
     loop {
-        match attempt().await {
+        match attempt(tries as u32).await {
             Err(error) if !error.is_unavailable() && tries < 2 => {
                 tries += 1;
                 tracing::warn!(%error, attempt = tries, "backfill chunk failed; retrying");
