@@ -10,10 +10,6 @@ use domain::config::{Role, SETTINGS};
 
 const RUNBOOK: &str = "docs/upgrade.md";
 
-fn paragraphs(text: &str) -> Vec<String> {
-    text.split("\n\n").map(str::to_owned).collect()
-}
-
 #[test]
 fn the_runbook_gives_the_health_check_command() {
     let runbook = read(RUNBOOK).unwrap();
