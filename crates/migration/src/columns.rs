@@ -70,6 +70,17 @@ impl Version {
     }
 }
 
+/// [`latest_traces`] for a batch of observations: the traces whose ids `ids` selects (a subquery of
+/// `(project_id, trace_id)`), from a week before the batch's earliest start (a trace starts before
+/// its spans) to a day after its latest. Binds, in order: earliest start, latest start (as
+/// `YYYY-MM-DD hh:mm:ss.fff`), then those of `ids`.
+pub fn traces_near(ids: &str) -> String {
+    latest_traces(&format!(
+        "timestamp >= toDateTime64(?, 3) - INTERVAL 7 DAY AND timestamp <= toDateTime64(?, 3) + INTERVAL 1 DAY \
+         AND (project_id, id) IN ({ids})"
+    ))
+}
+
 /// A v3 trace as its virtual root span `t-<id>` (storage.md §5.1), from alias `t` over `traces`.
 pub fn trace_root_select(experiment: &str, version: Version) -> String {
     let event_ts = version.expression("t");

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use domain::config::{PropagationSettings, WriteMode};
 use storage::clickhouse::ClickHouse;
 
-use crate::columns::{EVENT_COLUMNS, NO_EXPERIMENT, ObservationMapping, Source, Version, latest_traces};
+use crate::columns::{EVENT_COLUMNS, NO_EXPERIMENT, ObservationMapping, Source, Version, traces_near};
 use crate::lease;
 
 pub const LEASE: &str = "event-propagation";
@@ -155,10 +155,8 @@ impl Propagation {
         if rows == 0 {
             return Ok(0);
         }
-        let traces = latest_traces(&format!(
-            "timestamp >= toDateTime64(?, 3) - INTERVAL 7 DAY AND timestamp <= toDateTime64(?, 3) + INTERVAL 1 DAY \
-             AND (project_id, id) IN (SELECT project_id, trace_id FROM {STAGING_TABLE} WHERE _partition_id = ?)"
-        ));
+        let traces =
+            traces_near(&format!("SELECT project_id, trace_id FROM {STAGING_TABLE} WHERE _partition_id = ?"));
         let select = ObservationMapping {
             source: Source::DualWrite,
             experiment: NO_EXPERIMENT,

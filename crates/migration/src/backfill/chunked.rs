@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use storage::background_migrations::BackgroundMigration;
 
 use crate::columns::{
-    EVENT_COLUMNS, NO_EXPERIMENT, ObservationMapping, SCRATCH_COLUMNS, Source, Version, latest_traces,
-    trace_root_select,
+    EVENT_COLUMNS, NO_EXPERIMENT, ObservationMapping, SCRATCH_COLUMNS, Source, Version, trace_root_select,
+    traces_near,
 };
 use crate::keyset::{
     self, ChunkCursor, Condition, KeyPart, KeyValues, OBSERVATIONS_KEY, SCRATCH_KEY, TRACES_KEY,
@@ -145,11 +145,9 @@ async fn copy_chunk(
             binds: chunk.binds,
         },
         _ => {
-            // Traces are read only for this chunk's trace ids, within a week before its
-            // observations (a trace starts before its spans) and a day after.
-            let traces = latest_traces(&format!(
-                "timestamp >= toDateTime64(?, 3) - INTERVAL 7 DAY AND timestamp <= toDateTime64(?, 3) + INTERVAL 1 DAY \
-                 AND (project_id, id) IN (SELECT o.project_id, o.trace_id FROM {SCRATCH_TABLE} AS o WHERE {chunk})",
+            // Traces are read only for this chunk's trace ids, near its observations' times.
+            let traces = traces_near(&format!(
+                "SELECT o.project_id, o.trace_id FROM {SCRATCH_TABLE} AS o WHERE {chunk}",
                 chunk = chunk.sql
             ));
             let select = ObservationMapping {

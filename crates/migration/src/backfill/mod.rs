@@ -299,15 +299,7 @@ impl<'a> StepRun<'a> {
     async fn chunk_done(&mut self, state: &impl Serialize, rows: u64) -> storage::Result<()> {
         self.chunks_this_pass += 1;
         self.rows_done += i64::try_from(rows).unwrap_or(i64::MAX);
-        let state = serde_json::to_value(state).unwrap_or_default();
-        steps::save_progress(
-            &self.backfill.postgres,
-            self.step.name(),
-            &state,
-            self.rows_done,
-            self.rows_estimated,
-        )
-        .await?;
+        self.save(state).await?;
         self.progress.record(self.rows_done, self.rows_estimated);
         let pause = self.settings().pause;
         if !pause.is_zero() {
@@ -318,6 +310,11 @@ impl<'a> StepRun<'a> {
 
     async fn set_estimate(&mut self, state: &impl Serialize, rows_estimated: i64) -> storage::Result<()> {
         self.rows_estimated = Some(rows_estimated);
+        self.save(state).await
+    }
+
+    /// Persists the step's cursor together with its counters.
+    async fn save(&self, state: &impl Serialize) -> storage::Result<()> {
         let state = serde_json::to_value(state).unwrap_or_default();
         steps::save_progress(
             &self.backfill.postgres,
