@@ -215,6 +215,20 @@ impl ObservationRecord {
         set(&mut self.prompt_version, &update.prompt_version);
         self.updated_at = self.updated_at.max(update.event_ts);
         self.event_ts = self.event_ts.max(update.event_ts);
+        self.settle_usage_and_cost();
+    }
+
+    /// The usage and cost the reads show. Until model prices are applied at ingestion, they are
+    /// what the SDK provided (provided cost always wins anyway); `total_cost` is the `total` entry,
+    /// or the sum of the others when the SDK sent parts only.
+    fn settle_usage_and_cost(&mut self) {
+        self.usage_details.clone_from(&self.provided_usage_details);
+        self.cost_details.clone_from(&self.provided_cost_details);
+        self.total_cost = match self.cost_details.get("total") {
+            Some(total) => Some(*total),
+            None if self.cost_details.is_empty() => None,
+            None => Some(Decimal12(self.cost_details.values().map(|c| c.0).sum())),
+        };
     }
 }
 
@@ -322,6 +336,24 @@ mod tests {
             assert_eq!(record.event_ts, 20);
         }
         assert_eq!(forward.timestamp, 1_000);
+    }
+
+    #[test]
+    fn provided_usage_and_cost_are_what_the_record_carries() {
+        let record = ObservationUpdate {
+            id: "o".into(),
+            project_id: "p".into(),
+            provided_usage_details: [("input".to_owned(), 10), ("output".to_owned(), 20)].into(),
+            provided_cost_details: [("input".to_owned(), Decimal12(1)), ("output".to_owned(), Decimal12(2))]
+                .into(),
+            ..Default::default()
+        }
+        .into_record();
+        assert_eq!(record.usage_details, record.provided_usage_details);
+        assert_eq!(record.cost_details, record.provided_cost_details);
+        assert_eq!(record.total_cost, Some(Decimal12(3)));
+        let without = ObservationUpdate { id: "o".into(), ..Default::default() }.into_record();
+        assert_eq!(without.total_cost, None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod batch;
 mod health;
 mod otel;
 mod projects;
+mod reads;
 
 use axum::Router;
 use axum::http::Uri;
@@ -20,6 +21,7 @@ pub fn routes() -> Router<AppState> {
         .merge(admin::routes())
         .merge(otel::routes())
         .merge(batch::routes())
+        .merge(reads::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

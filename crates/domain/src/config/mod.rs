@@ -14,7 +14,7 @@ mod vars;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{Group, SETTINGS, Setting};
+pub use catalog::{ALLOW_PREVIEW_OPT_IN, Group, SETTINGS, Setting};
 pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;

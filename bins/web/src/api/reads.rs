@@ -1,0 +1,178 @@
+//! The read APIs: thin handlers over the `reads` crate. The v4 reads answer when the preview
+//! opt-in is on; the legacy reads while the v3 tables are written (404 in `events_only`).
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::routing::get;
+use serde_json::Value;
+
+use reads::{Params, ReadError, gate};
+
+use crate::app::AppState;
+use crate::auth::ProjectAuth;
+use crate::error::ApiError;
+
+type Reply = Result<Json<Value>, ApiError>;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/public/v2/observations", get(observations_v2))
+        .route("/api/public/v3/scores", get(scores_v3))
+        .route("/api/public/v2/metrics", get(metrics_v2))
+        .route("/api/public/experiments", get(experiments))
+        .route("/api/public/experiment-items", get(experiment_items))
+        .route("/api/public/traces", get(traces))
+        .route("/api/public/traces/{id}", get(trace))
+        .route("/api/public/observations", get(observations))
+        .route("/api/public/observations/{id}", get(observation))
+        .route("/api/public/spans", get(spans))
+        .route("/api/public/generations", get(generations))
+        .route("/api/public/sessions", get(sessions))
+        .route("/api/public/sessions/{id}", get(session))
+        .route("/api/public/scores", get(scores_v1))
+        .route("/api/public/scores/{id}", get(score_v1))
+        .route("/api/public/v2/scores", get(scores_v2))
+        .route("/api/public/v2/scores/{id}", get(score_v2))
+        .route("/api/public/metrics", get(metrics_v1))
+        .route("/api/public/metrics/daily", get(metrics_daily))
+}
+
+fn params(query: Option<String>) -> Params {
+    let raw = query.unwrap_or_default();
+    Params::from(url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect::<Vec<_>>())
+}
+
+impl From<ReadError> for ApiError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::BadRequest(message) => ApiError::bad_request(message),
+            ReadError::NotFound(message) => ApiError::not_found(message),
+            ReadError::Storage(error) => error.into(),
+            ReadError::Internal(message) => ApiError::internal(message),
+        }
+    }
+}
+
+/// What every read handler needs: the engine, the caller's project and the parsed query string.
+struct Read {
+    state: AppState,
+    project: String,
+    params: Params,
+}
+
+impl Read {
+    fn v4(state: AppState, auth: ProjectAuth, query: Option<String>, what: &str) -> Result<Self, ApiError> {
+        gate::v4(state.config.migration.allow_preview_opt_in, what)?;
+        Ok(Self { state, project: auth.project.id, params: params(query) })
+    }
+
+    fn legacy(state: AppState, auth: ProjectAuth, query: Option<String>) -> Result<Self, ApiError> {
+        gate::legacy(state.config.migration.write_mode)?;
+        Ok(Self { state, project: auth.project.id, params: params(query) })
+    }
+
+    fn clickhouse(&self) -> &storage::clickhouse::ClickHouse {
+        &self.state.stores.clickhouse
+    }
+}
+
+async fn observations_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::v4(s, a, q, "v2 observations API")?;
+    Ok(Json(reads::observations::list(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn scores_v3(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::v4(s, a, q, "v3 scores API")?;
+    Ok(Json(reads::scores::v3::list(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn metrics_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::v4(s, a, q, "v2 metrics API")?;
+    Ok(Json(reads::metrics::run(r.clickhouse(), &r.project, &r.params, reads::metrics::Version::V2).await?))
+}
+
+async fn experiments(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::v4(s, a, q, "experiments API")?;
+    Ok(Json(reads::experiments::list(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn experiment_items(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::v4(s, a, q, "experiment items API")?;
+    Ok(Json(reads::experiments::items(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn traces(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::legacy::traces::list(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn trace(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let r = Read::legacy(s, a, None)?;
+    Ok(Json(reads::legacy::traces::get(r.clickhouse(), &r.project, &id).await?))
+}
+
+async fn observations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, None).await?))
+}
+
+async fn observation(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let r = Read::legacy(s, a, None)?;
+    Ok(Json(reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?))
+}
+
+async fn spans(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, Some("SPAN")).await?))
+}
+
+async fn generations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    let kind = Some("GENERATION");
+    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?))
+}
+
+async fn sessions(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::legacy::sessions::list(r.clickhouse(), &r.project, &r.params).await?))
+}
+
+async fn session(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let r = Read::legacy(s, a, None)?;
+    Ok(Json(reads::legacy::sessions::get(r.clickhouse(), &r.project, &id).await?))
+}
+
+async fn scores_v1(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    let version = reads::scores::legacy::Version::V1;
+    Ok(Json(reads::scores::legacy::list(r.clickhouse(), &r.project, &r.params, version).await?))
+}
+
+async fn score_v1(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let r = Read::legacy(s, a, None)?;
+    let version = reads::scores::legacy::Version::V1;
+    Ok(Json(reads::scores::legacy::get(r.clickhouse(), &r.project, &id, version).await?))
+}
+
+async fn scores_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    let version = reads::scores::legacy::Version::V2;
+    Ok(Json(reads::scores::legacy::list(r.clickhouse(), &r.project, &r.params, version).await?))
+}
+
+async fn score_v2(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let r = Read::legacy(s, a, None)?;
+    let version = reads::scores::legacy::Version::V2;
+    Ok(Json(reads::scores::legacy::get(r.clickhouse(), &r.project, &id, version).await?))
+}
+
+async fn metrics_v1(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::metrics::run(r.clickhouse(), &r.project, &r.params, reads::metrics::Version::V1).await?))
+}
+
+async fn metrics_daily(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+    let r = Read::legacy(s, a, q)?;
+    Ok(Json(reads::legacy::daily::list(r.clickhouse(), &r.project, &r.params).await?))
+}

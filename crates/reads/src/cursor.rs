@@ -1,0 +1,40 @@
+//! Opaque cursors of the v4 reads: base64 of a small JSON object. Clients only pass them back; an
+//! unreadable one is a 400 `Invalid cursor format`.
+
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::ReadError;
+
+pub fn encode<T: Serialize>(value: &T) -> String {
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// Accepts url-safe and standard base64, padded or not (upstream used both over time).
+pub fn decode<T: DeserializeOwned>(raw: &str) -> Result<T, ReadError> {
+    let invalid = || ReadError::bad_request("Invalid cursor format");
+    let trimmed = raw.trim_end_matches('=');
+    let bytes = URL_SAFE_NO_PAD.decode(trimmed).or_else(|_| STANDARD.decode(raw)).map_err(|_| invalid())?;
+    serde_json::from_slice(&bytes).map_err(|_| invalid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct C {
+        t: String,
+        id: String,
+    }
+
+    #[test]
+    fn round_trips_and_rejects_garbage() {
+        let c = C { t: "2024-01-01T00:00:00.000001Z".into(), id: "a/b+c".into() };
+        assert_eq!(decode::<C>(&encode(&c)).unwrap(), c);
+        assert_eq!(decode::<C>("!!!").unwrap_err().to_string(), "Invalid cursor format");
+        assert_eq!(decode::<C>(&encode(&1)).unwrap_err().to_string(), "Invalid cursor format");
+    }
+}

@@ -1,0 +1,315 @@
+//! `GET /api/public/v2/observations` on the events tables (reference/public-api.md §4.1,
+//! storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use storage::clickhouse::ClickHouse;
+
+use crate::filter::{self, Column, Kind, col};
+use crate::render::{self, take};
+use crate::sql::{Sql, all_of};
+use crate::{Params, ReadError, Result, cursor};
+
+/// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
+const GROUPS: &[(&str, &str)] = &[
+    (
+        "core",
+        "span_id AS id, trace_id AS traceId, toDateTime64(start_time, 3) AS startTime, \
+         toDateTime64(end_time, 3) AS endTime, project_id AS projectId, \
+         nullIf(parent_span_id, '') AS parentObservationId, type",
+    ),
+    (
+        "basic",
+        "name, level, nullIf(status_message, '') AS statusMessage, nullIf(version, '') AS version, \
+         environment, bookmarked, public, nullIf(user_id, '') AS userId, nullIf(session_id, '') AS sessionId, \
+         parent_span_id = '' AS isRootObservation",
+    ),
+    (
+        "time",
+        "toDateTime64(completion_start_time, 3) AS completionStartTime, \
+         toDateTime64(created_at, 3) AS createdAt, toDateTime64(updated_at, 3) AS updatedAt",
+    ),
+    ("io", "nullIf(input, '') AS input, nullIf(output, '') AS output"),
+    ("metadata", "mapFromArrays(metadata_names, metadata_values) AS metadata"),
+    (
+        "model",
+        "nullIf(provided_model_name, '') AS providedModelName, nullIf(model_id, '') AS internalModelId, \
+         nullIf(model_parameters, '') AS modelParameters",
+    ),
+    (
+        "usage",
+        "usage_details AS usageDetails, cost_details AS costDetails, \
+         toFloat64(if(mapContains(cost_details, 'total'), cost_details['total'], calculated_total_cost)) AS totalCost, \
+         usage_pricing_tier_name AS usagePricingTierName",
+    ),
+    (
+        "prompt",
+        "nullIf(prompt_id, '') AS promptId, nullIf(prompt_name, '') AS promptName, \
+         nullIf(prompt_version, 0) AS promptVersion",
+    ),
+    (
+        "metrics",
+        "if(isNull(end_time), NULL, date_diff('millisecond', start_time, end_time) / 1000) AS latency, \
+         if(isNull(completion_start_time), NULL, \
+            date_diff('millisecond', start_time, completion_start_time) / 1000) AS timeToFirstToken",
+    ),
+    ("trace_context", "tags, nullIf(release, '') AS release, nullIf(trace_name, '') AS traceName"),
+];
+
+/// Keys the JS SDK's types treat as always present (nullable).
+const ALWAYS_PRESENT: &[&str] =
+    &["traceId", "endTime", "parentObservationId", "modelId", "inputPrice", "outputPrice", "totalPrice"];
+
+const COLUMNS: &[Column] = &[
+    col("id", "span_id", Kind::Text),
+    col("type", "type", Kind::Text),
+    col("name", "name", Kind::Text),
+    col("traceId", "trace_id", Kind::Text),
+    col("startTime", "start_time", Kind::DateTime),
+    col("endTime", "end_time", Kind::DateTime),
+    col("environment", "environment", Kind::Text),
+    col("level", "level", Kind::Text),
+    col("statusMessage", "status_message", Kind::Text),
+    col("version", "version", Kind::Text),
+    col("userId", "user_id", Kind::Text),
+    col("sessionId", "session_id", Kind::Text),
+    col("parentObservationId", "parent_span_id", Kind::Text),
+    col("isRootObservation", "(parent_span_id = '')", Kind::Bool),
+    col("traceName", "trace_name", Kind::Text),
+    col("traceTags", "tags", Kind::Tags),
+    col("tags", "tags", Kind::Tags),
+    col("latency", "(date_diff('millisecond', start_time, end_time) / 1000)", Kind::Number),
+    col(
+        "timeToFirstToken",
+        "(date_diff('millisecond', start_time, completion_start_time) / 1000)",
+        Kind::Number,
+    ),
+    col(
+        "tokensPerSecond",
+        "(usage_details['output'] / nullIf(date_diff('millisecond', start_time, end_time) / 1000, 0))",
+        Kind::Number,
+    ),
+    col("inputTokens", "usage_details['input']", Kind::Number),
+    col("outputTokens", "usage_details['output']", Kind::Number),
+    col("totalTokens", "usage_details['total']", Kind::Number),
+    col("tokens", "usage_details['total']", Kind::Number),
+    col("inputCost", "toFloat64(calculated_input_cost)", Kind::Number),
+    col("outputCost", "toFloat64(calculated_output_cost)", Kind::Number),
+    col("totalCost", "toFloat64(calculated_total_cost)", Kind::Number),
+    col("model", "provided_model_name", Kind::Text),
+    col("providedModelName", "provided_model_name", Kind::Text),
+    col("promptName", "prompt_name", Kind::Text),
+    col("promptVersion", "prompt_version", Kind::Number),
+    col("input", "input", Kind::Text),
+    col("output", "output", Kind::Text),
+    col("metadata", "metadata", Kind::MetadataArrays),
+];
+
+/// Query parameters that are shorthands for a filter on one column.
+const PARAM_COLUMNS: &[(&str, &str)] = &[
+    ("traceId", "trace_id"),
+    ("type", "type"),
+    ("name", "name"),
+    ("userId", "user_id"),
+    ("sessionId", "session_id"),
+    ("level", "level"),
+    ("version", "version"),
+    ("parentObservationId", "parent_span_id"),
+];
+
+const MAX_LIMIT: i64 = 1000;
+const METADATA_PREVIEW_CHARS: usize = 200;
+
+/// The position after the last row of a page.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cursor {
+    /// Microsecond precision, so rows in the same millisecond are neither skipped nor repeated.
+    last_start_time_to: String,
+    last_trace_id: String,
+    last_id: String,
+}
+
+pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+    if params.bool("parseIoAsJson")? == Some(true) {
+        return Err(ReadError::bad_request(
+            "parseIoAsJson=true is no longer supported on the v2 observations endpoint. \
+             Parse the input and output strings on the client instead.",
+        ));
+    }
+    let limit = params.int("limit", 50, 1, MAX_LIMIT)?;
+    let groups = groups(params);
+    let expand = params.list("expandMetadata");
+    let filters = match params.get("filter") {
+        Some(raw) => filter::parse(raw)?,
+        None => Vec::new(),
+    };
+    let full_text = check_io_filters(&filters)?;
+    // events_core keeps 200-character previews of input, output and metadata; the full values
+    // live in events_full.
+    let needs_full = full_text || groups.contains(&"io") || !expand.is_empty();
+    let table = if needs_full { "events_full" } else { "events_core" };
+
+    let mut conditions = vec![project(project_id), filter::to_sql(&filters, COLUMNS)?];
+    conditions.extend(param_conditions(params, &filters)?);
+    if let Some(raw) = params.get("cursor") {
+        conditions.push(cursor_condition(cursor::decode(raw)?)?);
+    }
+
+    let select: Vec<&str> =
+        GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
+    let mut sql = Sql::new(&format!(
+        "SELECT {}, start_time AS _cursorTime, is_deleted AS _deleted FROM {table} WHERE ",
+        select.join(", ")
+    ));
+    sql.append(&all_of(&conditions))
+        .push(
+            " ORDER BY start_time DESC, xxHash32(trace_id) DESC, span_id DESC, event_ts DESC \
+             LIMIT 1 BY span_id LIMIT ",
+        )
+        .bind(limit + 1);
+    let mut rows = sql.fetch_json(clickhouse).await?;
+
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = match rows.last() {
+        Some(last) if more => Some(cursor::encode(&Cursor {
+            last_start_time_to: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
+            last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
+            last_id: last["id"].as_str().unwrap_or_default().to_owned(),
+        })),
+        _ => None,
+    };
+    let data: Vec<Value> = rows
+        .into_iter()
+        .filter_map(|mut row| {
+            take(&mut row, "_cursorTime");
+            // A span whose newest version is a deletion is gone.
+            if take(&mut row, "_deleted").as_u64() == Some(1) {
+                return None;
+            }
+            if let Some(metadata) = row.get_mut("metadata") {
+                render::truncate_metadata(metadata, METADATA_PREVIEW_CHARS, &expand);
+            }
+            if groups.contains(&"model") {
+                render::parse_json_keys(&mut row, &["modelParameters"]);
+            }
+            render::ensure_keys(&mut row, ALWAYS_PRESENT);
+            Some(Value::Object(row))
+        })
+        .collect();
+    let mut meta = serde_json::Map::new();
+    if let Some(next) = next {
+        meta.insert("cursor".into(), Value::String(next));
+    }
+    Ok(json!({ "data": data, "meta": meta }))
+}
+
+/// The requested groups; `core` always, `core,basic` by default, unknown names dropped.
+fn groups(params: &Params) -> Vec<&'static str> {
+    let asked = params.list("fields");
+    let asked: Vec<&str> =
+        if asked.is_empty() { vec!["basic"] } else { asked.iter().map(String::as_str).collect() };
+    GROUPS.iter().map(|(name, _)| *name).filter(|name| *name == "core" || asked.contains(name)).collect()
+}
+
+/// Filters on input/output need an `=` or `matches` among them (a full scan of the text otherwise);
+/// returns whether any filter reads the full text columns.
+fn check_io_filters(filters: &[filter::Filter]) -> Result<bool> {
+    let io: Vec<_> = filters.iter().filter(|f| matches!(f.column.as_str(), "input" | "output")).collect();
+    if !io.is_empty() && !io.iter().any(|f| matches!(f.operator.as_str(), "=" | "matches")) {
+        return Err(ReadError::bad_request(
+            "Filters on input or output must include one with operator `=` or `matches`",
+        ));
+    }
+    Ok(!io.is_empty() || filters.iter().any(|f| f.column == "metadata"))
+}
+
+fn project(project_id: &str) -> Sql {
+    let mut sql = Sql::new("project_id = ");
+    sql.bind(project_id);
+    sql
+}
+
+/// The individual filter parameters; one the `filter` JSON also covers yields to it.
+fn param_conditions(params: &Params, filters: &[filter::Filter]) -> Result<Vec<Sql>> {
+    let covered = |column: &str| {
+        let api_name = COLUMNS.iter().find(|c| c.sql == column).map(|c| c.name).unwrap_or(column);
+        filters.iter().any(|f| f.column == api_name)
+    };
+    let mut out = Vec::new();
+    for (param, column) in PARAM_COLUMNS {
+        if let Some(value) = params.get(param)
+            && !covered(column)
+        {
+            let mut sql = Sql::new(&format!("{column} = "));
+            sql.bind(value);
+            out.push(sql);
+        }
+    }
+    let environments = params.list("environment");
+    if !environments.is_empty() && !covered("environment") {
+        let mut sql = Sql::new("environment IN ");
+        sql.bind(environments);
+        out.push(sql);
+    }
+    if let Some(root) = params.bool("isRootObservation")? {
+        out.push(Sql::new(if root { "parent_span_id = ''" } else { "parent_span_id != ''" }));
+    }
+    for (param, op) in [("fromStartTime", ">="), ("toStartTime", "<")] {
+        if let Some(at) = params.datetime(param)? {
+            let mut sql = Sql::new(&format!("start_time {op} fromUnixTimestamp64Micro(toInt64("));
+            sql.bind(at.timestamp_micros()).push("))");
+            out.push(sql);
+        }
+    }
+    Ok(out)
+}
+
+fn cursor_condition(cursor: Cursor) -> Result<Sql> {
+    let at = crate::params::parse_datetime("cursor", &cursor.last_start_time_to)
+        .map_err(|_| ReadError::bad_request("Invalid cursor format"))?
+        .timestamp_micros();
+    // The first comparison lets the engine prune by the primary key; the tuple is the exact order.
+    let mut sql = Sql::new("start_time <= fromUnixTimestamp64Micro(toInt64(");
+    sql.bind(at)
+        .push(")) AND (start_time, xxHash32(trace_id), span_id) < (fromUnixTimestamp64Micro(toInt64(")
+        .bind(at)
+        .push(")), xxHash32(")
+        .bind(cursor.last_trace_id)
+        .push("), ")
+        .bind(cursor.last_id)
+        .push(")");
+    Ok(sql)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_groups_are_core_and_basic() {
+        assert_eq!(groups(&Params::default()), ["core", "basic"]);
+        let p = Params::from_pairs([("fields", "io,usage,bogus")]);
+        assert_eq!(groups(&p), ["core", "io", "usage"]);
+    }
+
+    #[test]
+    fn io_filters_need_an_indexed_operator() {
+        let f = filter::parse(r#"[{"type":"string","column":"input","operator":"contains","value":"x"}]"#)
+            .unwrap();
+        assert!(check_io_filters(&f).is_err());
+        let f = filter::parse(r#"[{"type":"string","column":"input","operator":"matches","value":"x"}]"#)
+            .unwrap();
+        assert!(check_io_filters(&f).unwrap());
+    }
+
+    #[test]
+    fn a_filter_overrides_the_parameter_for_its_column() {
+        let p = Params::from_pairs([("name", "a"), ("userId", "u")]);
+        let f = filter::parse(r#"[{"type":"string","column":"name","operator":"=","value":"b"}]"#).unwrap();
+        let sql: Vec<String> =
+            param_conditions(&p, &f).unwrap().iter().map(|s| s.text().to_owned()).collect();
+        assert_eq!(sql, ["user_id = ?"]);
+    }
+}

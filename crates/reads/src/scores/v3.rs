@@ -1,0 +1,314 @@
+//! `GET /api/public/v3/scores` (reference/public-api.md §4.3): cursor pages, csv filters, optional
+//! field groups, a typed `value` and a `subject`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use storage::clickhouse::ClickHouse;
+
+use super::{SCORE_COLUMNS, subject, typed_value};
+use crate::render::{self, take, take_str};
+use crate::sql::{Sql, all_of};
+use crate::{Params, ReadError, Result, cursor};
+
+const GROUPS: &[&str] = &["core", "details", "subject", "annotation"];
+const DATA_TYPES: &[&str] = &["NUMERIC", "BOOLEAN", "CATEGORICAL", "TEXT", "CORRECTION"];
+const SOURCES: &[&str] = &["API", "ANNOTATION", "EVAL"];
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cursor {
+    v: u8,
+    last_timestamp: String,
+    last_id: String,
+}
+
+pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+    let limit = params.int("limit", 50, 1, 100)?;
+    let groups = groups(params)?;
+    let mut conditions = vec![Sql::default()];
+    conditions[0].push("project_id = ").bind(project_id);
+    conditions.extend(conditions_of(params)?);
+    if let Some(raw) = params.get("cursor") {
+        let c: Cursor = cursor::decode(raw)?;
+        let at = crate::params::parse_datetime("cursor", &c.last_timestamp)
+            .map_err(|_| ReadError::bad_request("Invalid cursor format"))?;
+        let mut sql = Sql::new("(timestamp, id) < (fromUnixTimestamp64Milli(toInt64(");
+        sql.bind(at.timestamp_millis()).push(")), ").bind(c.last_id).push(")");
+        conditions.push(sql);
+    }
+    let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM scores WHERE "));
+    sql.append(&all_of(&conditions))
+        .push(" ORDER BY timestamp DESC, id DESC, event_ts DESC LIMIT 1 BY id LIMIT ")
+        .bind(limit + 1);
+    let mut rows = sql.fetch_json(clickhouse).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = rows.last().filter(|_| more).map(|last| {
+        cursor::encode(&Cursor {
+            v: 1,
+            last_timestamp: last["timestamp"].as_str().unwrap_or_default().to_owned(),
+            last_id: last["id"].as_str().unwrap_or_default().to_owned(),
+        })
+    });
+    let data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, &groups)).collect();
+    let mut meta = json!({ "limit": limit });
+    if let Some(next) = next {
+        meta["cursor"] = Value::String(next);
+    }
+    Ok(json!({ "data": data, "meta": meta }))
+}
+
+/// One ScoreV3 with the flat keys both SDKs expect; `None` for a deleted score.
+pub(crate) fn render_row(mut row: crate::sql::JsonRow, groups: &[&str]) -> Option<Value> {
+    if take(&mut row, "_deleted").as_u64() == Some(1) {
+        return None;
+    }
+    let value = typed_value(&mut row);
+    let subject = subject(&row);
+    let mut out = serde_json::Map::new();
+    for key in [
+        "id",
+        "projectId",
+        "name",
+        "source",
+        "timestamp",
+        "environment",
+        "createdAt",
+        "updatedAt",
+        "dataType",
+    ] {
+        out.insert(key.into(), take(&mut row, key));
+    }
+    out.insert("value".into(), value);
+    if groups.contains(&"details") {
+        out.insert("comment".into(), take(&mut row, "comment"));
+        out.insert("configId".into(), take(&mut row, "configId"));
+        out.insert("metadata".into(), render::metadata_values(take(&mut row, "metadata")));
+    }
+    if groups.contains(&"annotation") {
+        out.insert("authorUserId".into(), take(&mut row, "authorUserId"));
+        out.insert("queueId".into(), take(&mut row, "queueId"));
+    }
+    if groups.contains(&"subject") {
+        out.insert("subject".into(), subject);
+    }
+    let _ = take_str(&mut row, "executionTraceId");
+    Some(Value::Object(out))
+}
+
+fn groups(params: &Params) -> Result<Vec<&'static str>> {
+    let mut out = vec!["core"];
+    for name in params.list("fields") {
+        if name == "trace" {
+            return Err(ReadError::bad_request(
+                "The `trace` field group is reserved and not supported in v3; read traces with the observations API",
+            ));
+        }
+        let group = GROUPS.iter().find(|g| **g == name).ok_or_else(|| {
+            ReadError::bad_request(format!(
+                "Unknown field group `{name}`. Must be one of: {}",
+                GROUPS.join(", ")
+            ))
+        })?;
+        if !out.contains(group) {
+            out.push(group);
+        }
+    }
+    Ok(out)
+}
+
+fn in_list(column: &str, values: Vec<String>) -> Sql {
+    let mut sql = Sql::new(&format!("{column} IN "));
+    sql.bind(values);
+    sql
+}
+
+fn conditions_of(params: &Params) -> Result<Vec<Sql>> {
+    for unsupported in ["userId", "traceTags"] {
+        if params.get(unsupported).is_some() {
+            return Err(ReadError::bad_request(format!(
+                "`{unsupported}` requires a trace JOIN and is not supported in v3"
+            )));
+        }
+    }
+    let mut out = Vec::new();
+    for (param, column) in [
+        ("id", "id"),
+        ("name", "name"),
+        ("environment", "environment"),
+        ("configId", "config_id"),
+        ("queueId", "queue_id"),
+        ("authorUserId", "author_user_id"),
+    ] {
+        let values = params.list(param);
+        if !values.is_empty() {
+            out.push(in_list(column, values));
+        }
+    }
+    let sources = upper_choices(params, "source", SOURCES)?;
+    if !sources.is_empty() {
+        out.push(in_list("source", sources));
+    }
+    let data_types = upper_choices(params, "dataType", DATA_TYPES)?;
+    if !data_types.is_empty() {
+        out.push(in_list("data_type", data_types.clone()));
+    }
+    out.extend(value_conditions(params, &data_types)?);
+    out.extend(subject_conditions(params)?);
+    for (param, op) in [("fromTimestamp", ">="), ("toTimestamp", "<")] {
+        if let Some(at) = params.datetime(param)? {
+            let mut sql = Sql::new(&format!("timestamp {op} fromUnixTimestamp64Milli(toInt64("));
+            sql.bind(at.timestamp_millis()).push("))");
+            out.push(sql);
+        }
+    }
+    Ok(out)
+}
+
+fn upper_choices(params: &Params, key: &str, allowed: &[&str]) -> Result<Vec<String>> {
+    params
+        .list(key)
+        .into_iter()
+        .map(|v| {
+            let upper = v.to_uppercase();
+            if allowed.contains(&upper.as_str()) {
+                Ok(upper)
+            } else {
+                Err(ReadError::bad_request(format!(
+                    "Invalid {key} `{v}`. Must be one of: {}",
+                    allowed.join(", ")
+                )))
+            }
+        })
+        .collect()
+}
+
+fn value_conditions(params: &Params, data_types: &[String]) -> Result<Vec<Sql>> {
+    let mut out = Vec::new();
+    let values = params.list("value");
+    if !values.is_empty() {
+        let single = match data_types {
+            [one] if one != "TEXT" && one != "CORRECTION" => one.as_str(),
+            _ => {
+                return Err(ReadError::bad_request(
+                    "`value` needs exactly one `dataType` of NUMERIC, BOOLEAN or CATEGORICAL",
+                ));
+            }
+        };
+        let mut sql = Sql::default();
+        match single {
+            "CATEGORICAL" => {
+                sql.push("string_value IN ").bind(values);
+            }
+            "BOOLEAN" => {
+                let bits = values
+                    .iter()
+                    .map(|v| match v.as_str() {
+                        "true" => Ok("1".to_owned()),
+                        "false" => Ok("0".to_owned()),
+                        _ => Err(ReadError::bad_request(format!(
+                            "BOOLEAN values are `true` or `false`, got `{v}`"
+                        ))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                sql.push("toString(toUInt8(value)) IN ").bind(bits);
+            }
+            _ => {
+                let numbers = values
+                    .iter()
+                    .map(|v| {
+                        v.parse::<f64>().map(|n| n.to_string()).map_err(|_| {
+                            ReadError::bad_request(format!("NUMERIC values are numbers, got `{v}`"))
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                sql.push("toString(value) IN ").bind(numbers);
+            }
+        }
+        out.push(sql);
+    }
+    let (min, max) = (params.float("valueMin")?, params.float("valueMax")?);
+    if (min.is_some() || max.is_some()) && data_types != ["NUMERIC"] {
+        return Err(ReadError::bad_request("`valueMin` and `valueMax` need `dataType=NUMERIC` alone"));
+    }
+    for (bound, op) in [(min, ">="), (max, "<=")] {
+        if let Some(bound) = bound {
+            let mut sql = Sql::new(&format!("value {op} "));
+            sql.bind(bound);
+            out.push(sql);
+        }
+    }
+    Ok(out)
+}
+
+/// `traceId`, `sessionId`, `observationId`, `experimentId`: one subject kind at a time, except that
+/// `observationId` needs its `traceId`.
+fn subject_conditions(params: &Params) -> Result<Vec<Sql>> {
+    let trace = params.list("traceId");
+    let observation = params.list("observationId");
+    let session = params.list("sessionId");
+    let experiment = params.list("experimentId");
+    if !observation.is_empty() && trace.is_empty() {
+        return Err(ReadError::bad_request("`observationId` requires `traceId`"));
+    }
+    let kinds = [!trace.is_empty(), !session.is_empty(), !experiment.is_empty()];
+    if kinds.iter().filter(|k| **k).count() > 1 {
+        return Err(ReadError::bad_request(
+            "At most one of traceId (with observationId), sessionId, experimentId may be specified",
+        ));
+    }
+    let mut out = Vec::new();
+    for (values, column) in [
+        (trace, "trace_id"),
+        (observation, "observation_id"),
+        (session, "session_id"),
+        (experiment, "dataset_run_id"),
+    ] {
+        if !values.is_empty() {
+            out.push(in_list(column, values));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_groups_are_checked() {
+        assert_eq!(
+            groups(&Params::from_pairs([("fields", "subject,details")])).unwrap(),
+            ["core", "subject", "details"]
+        );
+        assert!(
+            groups(&Params::from_pairs([("fields", "trace")])).unwrap_err().to_string().contains("reserved")
+        );
+        assert!(groups(&Params::from_pairs([("fields", "nope")])).is_err());
+    }
+
+    #[test]
+    fn subject_rules() {
+        assert!(subject_conditions(&Params::from_pairs([("observationId", "o")])).is_err());
+        assert_eq!(
+            subject_conditions(&Params::from_pairs([("observationId", "o"), ("traceId", "t")]))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(subject_conditions(&Params::from_pairs([("sessionId", "s"), ("traceId", "t")])).is_err());
+    }
+
+    #[test]
+    fn value_filters_need_one_data_type() {
+        let p = Params::from_pairs([("value", "1")]);
+        assert!(value_conditions(&p, &[]).is_err());
+        assert!(value_conditions(&p, &["NUMERIC".into()]).is_ok());
+        let p = Params::from_pairs([("value", "yes")]);
+        assert!(value_conditions(&p, &["BOOLEAN".into()]).is_err());
+        let p = Params::from_pairs([("valueMin", "1")]);
+        assert!(value_conditions(&p, &["BOOLEAN".into()]).is_err());
+        assert!(upper_choices(&Params::from_pairs([("source", "api,eval")]), "source", SOURCES).is_ok());
+        assert!(upper_choices(&Params::from_pairs([("source", "robot")]), "source", SOURCES).is_err());
+    }
+}

@@ -1,0 +1,159 @@
+//! SQL text with its bound values kept apart, and rows fetched as JSON objects.
+//!
+//! User input never enters the SQL text: every value goes through a `?` placeholder that the
+//! `clickhouse` crate renders as an escaped literal. ClickHouse itself serialises the rows
+//! (`JSONEachRow`, dates in ISO-8601 with `Z`), so a response is assembled without a typed row per
+//! field-group combination.
+
+use serde_json::{Map, Value};
+use storage::clickhouse::ClickHouse;
+
+use crate::ReadError;
+
+/// One row as ClickHouse rendered it.
+pub type JsonRow = Map<String, Value>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bind {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Strs(Vec<String>),
+}
+
+impl From<&str> for Bind {
+    fn from(value: &str) -> Self {
+        Bind::Str(value.to_owned())
+    }
+}
+impl From<String> for Bind {
+    fn from(value: String) -> Self {
+        Bind::Str(value)
+    }
+}
+impl From<i64> for Bind {
+    fn from(value: i64) -> Self {
+        Bind::Int(value)
+    }
+}
+impl From<f64> for Bind {
+    fn from(value: f64) -> Self {
+        Bind::Float(value)
+    }
+}
+impl From<Vec<String>> for Bind {
+    fn from(value: Vec<String>) -> Self {
+        Bind::Strs(value)
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Sql {
+    text: String,
+    binds: Vec<Bind>,
+}
+
+impl Sql {
+    pub fn new(text: &str) -> Self {
+        debug_assert!(!text.contains('?'), "placeholders only through bind()");
+        Self { text: text.to_owned(), binds: Vec::new() }
+    }
+
+    /// Appends SQL text written by us (never user input).
+    pub fn push(&mut self, text: &str) -> &mut Self {
+        debug_assert!(!text.contains('?'), "placeholders only through bind()");
+        self.text.push_str(text);
+        self
+    }
+
+    /// Appends a placeholder for `value`.
+    pub fn bind(&mut self, value: impl Into<Bind>) -> &mut Self {
+        self.text.push('?');
+        self.binds.push(value.into());
+        self
+    }
+
+    /// Appends another fragment with its binds.
+    pub fn append(&mut self, other: &Sql) -> &mut Self {
+        self.text.push_str(&other.text);
+        self.binds.extend(other.binds.iter().cloned());
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn into_query(self, clickhouse: &ClickHouse) -> clickhouse::query::Query {
+        let mut query = clickhouse.client().query(&self.text);
+        for bind in self.binds {
+            query = match bind {
+                Bind::Str(v) => query.bind(v),
+                Bind::Int(v) => query.bind(v),
+                Bind::Float(v) => query.bind(v),
+                Bind::Strs(v) => query.bind(v),
+            };
+        }
+        query
+    }
+
+    /// Runs the query and parses each output row into a JSON object.
+    pub async fn fetch_json(self, clickhouse: &ClickHouse) -> Result<Vec<JsonRow>, ReadError> {
+        let mut cursor = self
+            .into_query(clickhouse)
+            .with_setting("date_time_output_format", "iso")
+            .with_setting("output_format_json_quote_64bit_integers", "0")
+            .with_setting("output_format_json_quote_decimals", "0")
+            .with_setting("output_format_json_named_tuples_as_objects", "1")
+            .fetch_bytes("JSONEachRow")
+            .map_err(storage::Error::from)?;
+        let body = cursor.collect().await.map_err(storage::Error::from)?;
+        body.split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(|line| {
+                serde_json::from_slice(line).map_err(|e| ReadError::Internal(format!("engine row: {e}")))
+            })
+            .collect()
+    }
+}
+
+/// `a AND b AND …` of the non-empty fragments, or `1`.
+pub fn all_of(parts: &[Sql]) -> Sql {
+    let mut out = Sql::default();
+    for part in parts.iter().filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            out.push(" AND ");
+        }
+        out.push("(").append(part).push(")");
+    }
+    if out.is_empty() {
+        out.push("1");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binds_follow_their_placeholders() {
+        let mut sql = Sql::new("SELECT 1 WHERE a = ");
+        sql.bind("x").push(" AND b IN ").bind(vec!["p".to_owned(), "q".to_owned()]);
+        assert_eq!(sql.text(), "SELECT 1 WHERE a = ? AND b IN ?");
+        assert_eq!(sql.binds, vec![Bind::Str("x".into()), Bind::Strs(vec!["p".into(), "q".into()])]);
+    }
+
+    #[test]
+    fn all_of_skips_empty_fragments() {
+        let mut a = Sql::default();
+        a.push("x = ").bind(1_i64);
+        let joined = all_of(&[Sql::default(), a, Sql::new("y")]);
+        assert_eq!(joined.text(), "(x = ?) AND (y)");
+        assert_eq!(all_of(&[]).text(), "1");
+    }
+}
