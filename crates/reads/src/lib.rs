@@ -14,6 +14,7 @@ pub mod cursor;
 pub mod experiments;
 pub mod filter;
 pub mod gate;
+pub mod latest;
 pub mod legacy;
 pub mod metrics;
 pub mod observations;

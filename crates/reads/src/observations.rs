@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 use storage::clickhouse::ClickHouse;
 
 use crate::filter::{self, Column, Kind, col};
-use crate::render::{self, take};
-use crate::sql::{Sql, all_of};
+use crate::latest;
+use crate::render;
+use crate::sql::{Sql, all_of, and};
 use crate::{Params, ReadError, Result, cursor};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
@@ -22,7 +23,7 @@ const GROUPS: &[(&str, &str)] = &[
         "basic",
         "name, level, nullIf(status_message, '') AS statusMessage, nullIf(version, '') AS version, \
          environment, bookmarked, public, nullIf(user_id, '') AS userId, nullIf(session_id, '') AS sessionId, \
-         parent_span_id = '' AS isRootObservation",
+         toBool(parent_span_id = '') AS isRootObservation",
     ),
     (
         "time",
@@ -118,6 +119,8 @@ const PARAM_COLUMNS: &[(&str, &str)] = &[
 ];
 
 const MAX_LIMIT: i64 = 1000;
+/// The API order; the cursor compares the same tuple.
+const ORDER: &str = "start_time DESC, xxHash32(trace_id) DESC, span_id DESC";
 const METADATA_PREVIEW_CHARS: usize = 200;
 
 /// The position after the last row of a page.
@@ -148,46 +151,62 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     // events_core keeps 200-character previews of input, output and metadata; the full values
     // live in events_full.
     let needs_full = full_text || groups.contains(&"io") || !expand.is_empty();
-    let table = if needs_full { "events_full" } else { "events_core" };
+    let table = if needs_full { &latest::EVENTS_FULL } else { &latest::EVENTS_CORE };
 
-    let mut conditions = vec![project(project_id), filter::to_sql(&filters, COLUMNS)?];
-    conditions.extend(param_conditions(params, &filters)?);
-    if let Some(raw) = params.get("cursor") {
-        conditions.push(cursor_condition(cursor::decode(raw)?)?);
-    }
+    let mut matching = vec![filter::to_sql(&filters, COLUMNS)?];
+    matching.extend(param_conditions(params, &filters)?);
+    let matching = and(&matching);
+    let cursor = match params.get("cursor") {
+        Some(raw) => cursor_condition(cursor::decode(raw)?)?,
+        None => Sql::default(),
+    };
 
-    let select: Vec<&str> =
-        GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
-    let mut sql = Sql::new(&format!(
-        "SELECT {}, start_time AS _cursorTime, is_deleted AS _deleted FROM {table} WHERE ",
-        select.join(", ")
+    // 1. The page's keys, in API order: any version matching counts here…
+    let mut candidates = Sql::new(&format!(
+        "SELECT span_id AS id, trace_id AS traceId, start_time AS t FROM {} WHERE ",
+        table.table
     ));
-    sql.append(&all_of(&conditions))
-        .push(
-            " ORDER BY start_time DESC, xxHash32(trace_id) DESC, span_id DESC, event_ts DESC \
-             LIMIT 1 BY span_id LIMIT ",
-        )
+    candidates
+        .append(&all_of(&[project(project_id), matching.clone(), cursor]))
+        .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
         .bind(limit + 1);
-    let mut rows = sql.fetch_json(clickhouse).await?;
-
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = match rows.last() {
-        Some(last) if more => Some(cursor::encode(&Cursor {
-            last_start_time_to: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
+    let mut candidates = candidates.fetch_json(clickhouse).await?;
+    let more = candidates.len() as i64 > limit;
+    candidates.truncate(limit as usize);
+    let next = candidates.last().filter(|_| more).map(|last| {
+        cursor::encode(&Cursor {
+            last_start_time_to: last["t"].as_str().unwrap_or_default().to_owned(),
             last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
             last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-        })),
-        _ => None,
+        })
+    });
+    // 2. …but only a newest version that still matches is shown. Versions share their start
+    // time (it is in the sorting key), so the page's time span bounds the lookup.
+    let rows = if candidates.is_empty() {
+        Vec::new()
+    } else {
+        let times: Vec<&str> = candidates.iter().filter_map(|c| c["t"].as_str()).collect();
+        let (first, last) = (
+            times.iter().min().copied().unwrap_or_default(),
+            times.iter().max().copied().unwrap_or_default(),
+        );
+        let mut scope = project(project_id);
+        scope
+            .push(" AND start_time BETWEEN parseDateTime64BestEffort(")
+            .bind(first)
+            .push(", 6) AND parseDateTime64BestEffort(")
+            .bind(last)
+            .push(", 6)");
+        let keys = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
+        let select: Vec<&str> =
+            GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
+        let mut sql = Sql::new(&format!("SELECT {} FROM ", select.join(", ")));
+        sql.append(&table.newest_of(&scope, keys, &matching)).push(&format!(" ORDER BY {ORDER}"));
+        sql.fetch_json(clickhouse).await?
     };
     let data: Vec<Value> = rows
         .into_iter()
-        .filter_map(|mut row| {
-            take(&mut row, "_cursorTime");
-            // A span whose newest version is a deletion is gone.
-            if take(&mut row, "_deleted").as_u64() == Some(1) {
-                return None;
-            }
+        .map(|mut row| {
             if let Some(metadata) = row.get_mut("metadata") {
                 render::truncate_metadata(metadata, METADATA_PREVIEW_CHARS, &expand);
             }
@@ -195,7 +214,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
                 render::parse_json_keys(&mut row, &["modelParameters"]);
             }
             render::ensure_keys(&mut row, ALWAYS_PRESENT);
-            Some(Value::Object(row))
+            Value::Object(row)
         })
         .collect();
     let mut meta = serde_json::Map::new();

@@ -123,15 +123,21 @@ impl Sql {
 
 /// `a AND b AND …` of the non-empty fragments, or `1`.
 pub fn all_of(parts: &[Sql]) -> Sql {
+    let mut out = and(parts);
+    if out.is_empty() {
+        out.push("1");
+    }
+    out
+}
+
+/// `a AND b AND …` of the non-empty fragments; empty when there are none.
+pub fn and(parts: &[Sql]) -> Sql {
     let mut out = Sql::default();
     for part in parts.iter().filter(|p| !p.is_empty()) {
         if !out.is_empty() {
             out.push(" AND ");
         }
         out.push("(").append(part).push(")");
-    }
-    if out.is_empty() {
-        out.push("1");
     }
     out
 }

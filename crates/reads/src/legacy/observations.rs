@@ -6,9 +6,10 @@ use storage::clickhouse::ClickHouse;
 
 use super::{equals, one_of, project, time_bound};
 use crate::filter::{self, Column, Kind, col};
+use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, all_of};
+use crate::sql::{JsonRow, Sql, and};
 use crate::{Params, ReadError, Result};
 
 /// Every column of an ObservationsView, under its API key.
@@ -58,7 +59,7 @@ pub async fn list(
     fixed_type: Option<&str>,
 ) -> Result<Value> {
     let page = PageRequest::parse(params)?;
-    let mut conditions = vec![project(project_id)];
+    let mut conditions = Vec::new();
     if let Some(raw) = params.get("filter") {
         conditions.push(filter::to_sql(&filter::parse(raw)?, COLUMNS)?);
     }
@@ -91,16 +92,16 @@ pub async fn list(
             conditions.push(time_bound("start_time", op, at));
         }
     }
-    let where_ = all_of(&conditions);
-    let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM observations WHERE "));
-    sql.append(&where_)
-        .push(" ORDER BY start_time DESC, id DESC, event_ts DESC LIMIT 1 BY id LIMIT ")
+    let latest = latest::OBSERVATIONS.newest_matching(&project(project_id), &and(&conditions));
+    let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM "));
+    sql.append(&latest)
+        .push(" ORDER BY start_time DESC, id DESC LIMIT ")
         .bind(page.limit)
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count(DISTINCT id) AS n FROM observations WHERE ");
-    count.append(&where_).push(" AND is_deleted = 0");
+    let mut count = Sql::new("SELECT count() AS n FROM ");
+    count.append(&latest);
     let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
     let data: Vec<Value> = rows.into_iter().filter_map(render_view).collect();
     Ok(json!({ "data": data, "meta": page.meta(total) }))

@@ -6,21 +6,14 @@ use storage::clickhouse::ClickHouse;
 
 use super::traces::{TRACE_COLUMNS, render_trace};
 use super::{one_of, project, time_bound};
+use crate::latest;
 use crate::params::PageRequest;
-use crate::sql::{Sql, all_of};
+use crate::sql::{Sql, all_of, and};
 use crate::{Params, ReadError, Result};
-
-/// Newest version of each trace that has a session, as a subquery.
-fn latest_traces(where_: &Sql) -> Sql {
-    let mut sql =
-        Sql::new("(SELECT id, session_id, timestamp, environment, project_id, is_deleted FROM traces WHERE ");
-    sql.append(where_).push(" AND session_id IS NOT NULL ORDER BY event_ts DESC LIMIT 1 BY id)");
-    sql
-}
 
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
     let page = PageRequest::parse(params)?;
-    let mut conditions = vec![project(project_id)];
+    let mut conditions = vec![Sql::new("session_id IS NOT NULL")];
     let environments = params.list("environment");
     if !environments.is_empty() {
         conditions.push(one_of("environment", environments));
@@ -31,7 +24,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
             having.push(time_bound("createdAt", op, at));
         }
     }
-    let sessions = latest_traces(&all_of(&conditions));
+    let sessions = latest::TRACES.newest_matching(&project(project_id), &and(&conditions));
     let mut grouped = Sql::new(
         "SELECT session_id AS id, toDateTime64(min(timestamp), 3) AS createdAt, any(project_id) AS projectId, \
          any(environment) AS environment FROM ",

@@ -7,10 +7,11 @@ use storage::clickhouse::ClickHouse;
 use super::observations::of_traces;
 use super::{equals, one_of, project, time_bound};
 use crate::filter::{self, Column, Kind, col};
+use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
 use crate::scores::legacy::{Version, of_traces as scores_of_traces};
-use crate::sql::{JsonRow, Sql, all_of};
+use crate::sql::{JsonRow, Sql, and};
 use crate::{Params, ReadError, Result};
 
 /// A Trace under its API keys.
@@ -51,17 +52,17 @@ const FIELD_GROUPS: &[&str] = &["core", "io", "scores", "observations", "metrics
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
     let page = PageRequest::parse(params)?;
     let groups = field_groups(params)?;
-    let where_ = all_of(&conditions(project_id, params)?);
+    let latest = latest::TRACES.newest_matching(&project(project_id), &and(&conditions(params)?));
     let order = order_by(params.get("orderBy"))?;
-    let mut sql = Sql::new(&format!("SELECT {TRACE_COLUMNS} FROM traces WHERE "));
-    sql.append(&where_)
-        .push(&format!(" ORDER BY {order}, event_ts DESC LIMIT 1 BY id LIMIT "))
+    let mut sql = Sql::new(&format!("SELECT {TRACE_COLUMNS} FROM "));
+    sql.append(&latest)
+        .push(&format!(" ORDER BY {order} LIMIT "))
         .bind(page.limit)
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count(DISTINCT id) AS n FROM traces WHERE ");
-    count.append(&where_).push(" AND is_deleted = 0");
+    let mut count = Sql::new("SELECT count() AS n FROM ");
+    count.append(&latest);
     let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
 
     let mut traces: Vec<Map<String, Value>> = rows.into_iter().filter_map(render_trace).collect();
@@ -209,8 +210,8 @@ fn order_by(raw: Option<&str>) -> Result<String> {
     Ok(format!("{column} {direction}, id {direction}"))
 }
 
-fn conditions(project_id: &str, params: &Params) -> Result<Vec<Sql>> {
-    let mut out = vec![project(project_id)];
+fn conditions(params: &Params) -> Result<Vec<Sql>> {
+    let mut out = Vec::new();
     if let Some(raw) = params.get("filter") {
         out.push(filter::to_sql(&filter::parse(raw)?, COLUMNS)?);
     }

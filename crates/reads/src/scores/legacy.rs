@@ -6,9 +6,10 @@ use storage::clickhouse::ClickHouse;
 
 use super::{SCORE_COLUMNS, typed_value};
 use crate::filter::{self, Column, Kind, col};
+use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, all_of};
+use crate::sql::{JsonRow, Sql, and};
 use crate::{Params, ReadError, Result};
 
 /// Which generation of the API: v1 scores always belong to a trace and carry no session or run.
@@ -43,19 +44,17 @@ pub async fn list(
 ) -> Result<Value> {
     let page = PageRequest::parse(params)?;
     let with_trace = params.list("fields").is_empty() || params.list("fields").iter().any(|f| f == "trace");
-    let mut conditions = vec![project(project_id)];
-    conditions.extend(conditions_of(project_id, params, version)?);
-    let where_ = all_of(&conditions);
-
-    let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM scores WHERE "));
-    sql.append(&where_)
-        .push(" ORDER BY timestamp DESC, id DESC, event_ts DESC LIMIT 1 BY id LIMIT ")
+    let matching = and(&conditions_of(project_id, params, version)?);
+    let latest = latest::SCORES.newest_matching(&project(project_id), &matching);
+    let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM "));
+    sql.append(&latest)
+        .push(" ORDER BY timestamp DESC, id DESC LIMIT ")
         .bind(page.limit)
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count(DISTINCT id) AS n FROM scores WHERE ");
-    count.append(&where_).push(" AND is_deleted = 0");
+    let mut count = Sql::new("SELECT count() AS n FROM ");
+    count.append(&latest);
     let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
 
     let mut data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, version)).collect();

@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 use storage::clickhouse::ClickHouse;
 
 use super::{SCORE_COLUMNS, subject, typed_value};
+use crate::latest;
 use crate::render::{self, take, take_str};
-use crate::sql::{Sql, all_of};
+use crate::sql::{Sql, all_of, and};
 use crate::{Params, ReadError, Result, cursor};
 
 const GROUPS: &[&str] = &["core", "details", "subject", "annotation"];
@@ -25,31 +26,43 @@ struct Cursor {
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
     let limit = params.int("limit", 50, 1, 100)?;
     let groups = groups(params)?;
-    let mut conditions = vec![Sql::default()];
-    conditions[0].push("project_id = ").bind(project_id);
-    conditions.extend(conditions_of(params)?);
+    let matching = and(&conditions_of(params)?);
+    let mut scope = Sql::new("project_id = ");
+    scope.bind(project_id);
+    let mut cursor_condition = Sql::default();
     if let Some(raw) = params.get("cursor") {
         let c: Cursor = cursor::decode(raw)?;
         let at = crate::params::parse_datetime("cursor", &c.last_timestamp)
             .map_err(|_| ReadError::bad_request("Invalid cursor format"))?;
-        let mut sql = Sql::new("(timestamp, id) < (fromUnixTimestamp64Milli(toInt64(");
-        sql.bind(at.timestamp_millis()).push(")), ").bind(c.last_id).push(")");
-        conditions.push(sql);
+        cursor_condition.push("(timestamp, id) < (fromUnixTimestamp64Milli(toInt64(");
+        cursor_condition.bind(at.timestamp_millis()).push(")), ").bind(c.last_id).push(")");
     }
-    let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM scores WHERE "));
-    sql.append(&all_of(&conditions))
-        .push(" ORDER BY timestamp DESC, id DESC, event_ts DESC LIMIT 1 BY id LIMIT ")
+    // 1. The page's keys (any version matching), then 2. the newest versions still matching:
+    // see `latest` for why both.
+    let mut candidates = Sql::new("SELECT id, toDateTime64(timestamp, 3) AS timestamp FROM scores WHERE ");
+    candidates
+        .append(&all_of(&[scope.clone(), matching.clone(), cursor_condition]))
+        .push(" ORDER BY timestamp DESC, id DESC LIMIT 1 BY id LIMIT ")
         .bind(limit + 1);
-    let mut rows = sql.fetch_json(clickhouse).await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = rows.last().filter(|_| more).map(|last| {
+    let mut candidates = candidates.fetch_json(clickhouse).await?;
+    let more = candidates.len() as i64 > limit;
+    candidates.truncate(limit as usize);
+    let next = candidates.last().filter(|_| more).map(|last| {
         cursor::encode(&Cursor {
             v: 1,
             last_timestamp: last["timestamp"].as_str().unwrap_or_default().to_owned(),
             last_id: last["id"].as_str().unwrap_or_default().to_owned(),
         })
     });
+    let keys: Vec<String> = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
+    let rows = if keys.is_empty() {
+        Vec::new()
+    } else {
+        let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM "));
+        sql.append(&latest::SCORES.newest_of(&scope, keys, &matching))
+            .push(" ORDER BY timestamp DESC, id DESC");
+        sql.fetch_json(clickhouse).await?
+    };
     let data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, &groups)).collect();
     let mut meta = json!({ "limit": limit });
     if let Some(next) = next {
