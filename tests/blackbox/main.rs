@@ -12,5 +12,6 @@ mod ingest_otlp;
 mod legacy_endpoints;
 mod lifecycle;
 mod proxy;
+mod reads;
 mod real_clients;
 mod write_modes;

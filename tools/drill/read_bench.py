@@ -61,12 +61,23 @@ class Bench:
         except urllib.error.HTTPError as error:
             raise SystemExit(f"read-bench: ClickHouse refused ({error.code}): {error.read().decode()[:2000]}\n{sql[:500]}")
 
+    def postgres_url(self):
+        """A Postgres database of its own, like ClickHouse's: the dev database's pk-lf-bench key already
+        belongs to the ingest bench's project `bench`, and the bootstrap refuses to move it."""
+        server, name = self.env["DATABASE_URL"].rsplit("/", 1)[0], self.args.database
+        psql = lambda sql: subprocess.run(["psql", f"{server}/postgres", "-qtAc", sql], check=True,
+                                          capture_output=True, text=True).stdout.strip()
+        if psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'") != "1":
+            psql(f"CREATE DATABASE {name}")
+        return f"{server}/{name}"
+
     # --- the web server ---
     def start_web(self):
         self.port = free_port()
         env = dict(os.environ)
         env.update(self.env)
         env.update({
+            "DATABASE_URL": self.postgres_url(),
             "CLICKHOUSE_DB": self.args.database,  # the web server creates it and runs the migrations
             "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
             "PORT": str(self.port),
@@ -143,7 +154,8 @@ class Bench:
             leftPad(lower(hex(cityHash64('span', number))), 16, '0') AS g_span_id,
             if(seq = 0, '', leftPad(lower(hex(cityHash64('span', trace_no))), 16, '0')) AS g_parent,
             if(seq = 0, 'SPAN', ['GENERATION', 'SPAN', 'EVENT'][seq % 3 + 1]) AS g_type,
-            if(seq = 0, 'agent-run', ['chat-completion', 'retrieve', 'tool:search', 'rerank', 'embed'][cityHash64(number) % 5 + 1]) AS g_name,
+            multiIf(seq = 0, 'agent-run', g_type = 'GENERATION', ['chat-completion', 'summarize'][number % 2 + 1],
+                    g_type = 'SPAN', ['retrieve', 'tool:search', 'rerank'][number % 3 + 1], 'feedback') AS g_name,
             fromUnixTimestamp64Milli(toInt64({base} - intDiv(trace_no * 86000000, {t}) + seq * 100)) AS g_start,
             if(g_type = 'EVENT', NULL, g_start + toIntervalMillisecond(50 + number % 40 * 10)) AS g_end,
             concat('trace-', toString(trace_no % 10)) AS g_trace_name,
