@@ -31,11 +31,13 @@ test: (stack-up "test") deploy-tools
     .local/venv/bin/python -c 'import langfuse' 2>/dev/null || .local/venv/bin/pip install -q "langfuse==5.0.4" "opentelemetry-exporter-otlp-proto-http==1.45.2"
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
-# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`.
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
     if [ "{{ what }}" = backfill ]; then \
         .local/venv/bin/python tools/drill/backfill_bench.py --bin-dir {{ target }}/release {{ args }}; \
+    elif [ "{{ what }}" = read ]; then \
+        .local/venv/bin/python tools/drill/read_bench.py --bin-dir {{ target }}/release {{ args }}; \
     else \
         {{ target }}/release/loupe-bench {{ what }} --bin-dir {{ target }}/release {{ args }}; \
     fi
