@@ -5,8 +5,10 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
 
 use crate::ReadError;
+use crate::sql::JsonRow;
 
 pub fn encode<T: Serialize>(value: &T) -> String {
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(value).unwrap_or_default())
@@ -18,6 +20,26 @@ pub fn decode<T: DeserializeOwned>(raw: &str) -> Result<T, ReadError> {
     let trimmed = raw.trim_end_matches('=');
     let bytes = URL_SAFE_NO_PAD.decode(trimmed).or_else(|_| STANDARD.decode(raw)).map_err(|_| invalid())?;
     serde_json::from_slice(&bytes).map_err(|_| invalid())
+}
+
+/// Cuts a `limit + 1` fetch to `limit` rows and returns the cursor after the last kept row when
+/// the extra row showed that more exist.
+pub fn cut_page<T: Serialize>(
+    rows: &mut Vec<JsonRow>,
+    limit: i64,
+    make: impl Fn(&JsonRow) -> T,
+) -> Option<String> {
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    rows.last().filter(|_| more).map(|last| encode(&make(last)))
+}
+
+/// `{"data": …, "meta": {"cursor"?: …}}`, with `meta` holding `extra` too.
+pub fn page_body(data: Vec<Value>, next: Option<String>, mut meta: Map<String, Value>) -> Value {
+    if let Some(next) = next {
+        meta.insert("cursor".into(), Value::String(next));
+    }
+    json!({ "data": data, "meta": meta })
 }
 
 #[cfg(test)]
@@ -36,5 +58,17 @@ mod tests {
         assert_eq!(decode::<C>(&encode(&c)).unwrap(), c);
         assert_eq!(decode::<C>("!!!").unwrap_err().to_string(), "Invalid cursor format");
         assert_eq!(decode::<C>(&encode(&1)).unwrap_err().to_string(), "Invalid cursor format");
+    }
+
+    #[test]
+    fn a_page_gets_a_cursor_only_when_the_extra_row_came_back() {
+        let rows =
+            |n: usize| (0..n).map(|i| JsonRow::from_iter([("id".to_owned(), json!(i))])).collect::<Vec<_>>();
+        let mut full = rows(3);
+        let next = cut_page(&mut full, 2, |last| last["id"].clone());
+        assert_eq!((full.len(), next.map(|c| decode::<Value>(&c).unwrap())), (2, Some(json!(1))));
+        let mut last_page = rows(2);
+        assert_eq!(cut_page(&mut last_page, 2, |last| last["id"].clone()), None);
+        assert_eq!(page_body(vec![], None, Map::new()), json!({"data": [], "meta": {}}));
     }
 }

@@ -3,12 +3,12 @@
 //! dataset item's run (`span_id = experiment_item_root_span_id`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use storage::clickhouse::ClickHouse;
 
 use crate::filter::{self, Column, Kind, col};
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, all_of};
+use crate::sql::{JsonRow, Sql, all_of, one_of, project, time_bound};
 use crate::{Params, ReadError, Result, cursor};
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -29,18 +29,16 @@ fn item_roots(project_id: &str, params: &Params) -> Result<Sql> {
     let from = params
         .datetime("fromStartTime")?
         .ok_or_else(|| ReadError::bad_request("`fromStartTime` is required"))?;
-    let mut sql = Sql::new("(SELECT * FROM events_full WHERE project_id = ");
-    sql.bind(project_id)
-        .push(" AND experiment_id != '' AND span_id = experiment_item_root_span_id")
-        .push(" AND start_time >= fromUnixTimestamp64Milli(toInt64(")
-        .bind(from.timestamp_millis())
-        .push("))");
+    let mut conditions = vec![
+        project(project_id),
+        Sql::new("experiment_id != '' AND span_id = experiment_item_root_span_id"),
+        time_bound("start_time", ">=", from),
+    ];
     if let Some(to) = params.datetime("toStartTime")? {
-        sql.push(" AND start_time < fromUnixTimestamp64Milli(toInt64(")
-            .bind(to.timestamp_millis())
-            .push("))");
+        conditions.push(time_bound("start_time", "<", to));
     }
-    sql.push(" ORDER BY event_ts DESC LIMIT 1 BY span_id)");
+    let mut sql = Sql::new("(SELECT * FROM events_full WHERE ");
+    sql.append(&all_of(&conditions)).push(" ORDER BY event_ts DESC LIMIT 1 BY span_id)");
     Ok(sql)
 }
 
@@ -49,9 +47,7 @@ fn id_filters(params: &Params, pairs: &[(&str, &str)], columns: &[Column]) -> Re
     for (param, column) in pairs {
         let values = params.list(param);
         if !values.is_empty() {
-            let mut sql = Sql::new(&format!("{column} IN "));
-            sql.bind(values);
-            out.push(sql);
+            out.push(one_of(column, values));
         }
     }
     if let Some(raw) = params.get("filter") {
@@ -120,7 +116,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     }
     sql.push(" ORDER BY max(start_time) DESC, experiment_id DESC LIMIT ").bind(limit + 1);
     let mut rows = sql.fetch_json(clickhouse).await?;
-    let next = next_cursor(&mut rows, limit, |last| Cursor {
+    let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
         last_time: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
         last_trace_id: String::new(),
@@ -147,7 +143,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
             Value::Object(row)
         })
         .collect();
-    Ok(page(data, next))
+    Ok(cursor::page_body(data, next, Map::new()))
 }
 
 const ITEM_COLUMNS: &[Column] = &[
@@ -200,7 +196,7 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
         .push(" ORDER BY start_time DESC, trace_id DESC, span_id DESC LIMIT ")
         .bind(limit + 1);
     let mut rows = sql.fetch_json(clickhouse).await?;
-    let next = next_cursor(&mut rows, limit, |last| Cursor {
+    let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
         last_time: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
         last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
@@ -241,22 +237,7 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
             Value::Object(row)
         })
         .collect();
-    Ok(page(data, next))
-}
-
-/// Keeps `limit` rows and returns the cursor after them when more exist.
-fn next_cursor(rows: &mut Vec<JsonRow>, limit: i64, make: impl Fn(&JsonRow) -> Cursor) -> Option<String> {
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    rows.last().filter(|_| more).map(|last| cursor::encode(&make(last)))
-}
-
-fn page(data: Vec<Value>, next: Option<String>) -> Value {
-    let mut meta = serde_json::Map::new();
-    if let Some(next) = next {
-        meta.insert("cursor".into(), Value::String(next));
-    }
-    json!({ "data": data, "meta": meta })
+    Ok(cursor::page_body(data, next, Map::new()))
 }
 
 /// Up to `per_key` newest scores for each value of `column`, as ScoreV3 with its subject.

@@ -2,13 +2,13 @@
 //! storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
 
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
 use crate::render;
-use crate::sql::{Sql, all_of, and};
+use crate::sql::{Sql, all_of, and, equals, one_of, project};
 use crate::{Params, ReadError, Result, cursor};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
@@ -171,14 +171,10 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
         .bind(limit + 1);
     let mut candidates = candidates.fetch_json(clickhouse).await?;
-    let more = candidates.len() as i64 > limit;
-    candidates.truncate(limit as usize);
-    let next = candidates.last().filter(|_| more).map(|last| {
-        cursor::encode(&Cursor {
-            last_start_time_to: last["t"].as_str().unwrap_or_default().to_owned(),
-            last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
-            last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-        })
+    let next = cursor::cut_page(&mut candidates, limit, |last| Cursor {
+        last_start_time_to: last["t"].as_str().unwrap_or_default().to_owned(),
+        last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
+        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
     });
     // 2. …but only a newest version that still matches is shown. Versions share their start
     // time (it is in the sorting key), so the page's time span bounds the lookup.
@@ -217,11 +213,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
             Value::Object(row)
         })
         .collect();
-    let mut meta = serde_json::Map::new();
-    if let Some(next) = next {
-        meta.insert("cursor".into(), Value::String(next));
-    }
-    Ok(json!({ "data": data, "meta": meta }))
+    Ok(cursor::page_body(data, next, serde_json::Map::new()))
 }
 
 /// The requested groups; `core` always, `core,basic` by default, unknown names dropped.
@@ -244,12 +236,6 @@ fn check_io_filters(filters: &[filter::Filter]) -> Result<bool> {
     Ok(!io.is_empty() || filters.iter().any(|f| f.column == "metadata"))
 }
 
-fn project(project_id: &str) -> Sql {
-    let mut sql = Sql::new("project_id = ");
-    sql.bind(project_id);
-    sql
-}
-
 /// The individual filter parameters; one the `filter` JSON also covers yields to it.
 fn param_conditions(params: &Params, filters: &[filter::Filter]) -> Result<Vec<Sql>> {
     let covered = |column: &str| {
@@ -261,16 +247,12 @@ fn param_conditions(params: &Params, filters: &[filter::Filter]) -> Result<Vec<S
         if let Some(value) = params.get(param)
             && !covered(column)
         {
-            let mut sql = Sql::new(&format!("{column} = "));
-            sql.bind(value);
-            out.push(sql);
+            out.push(equals(column, value));
         }
     }
     let environments = params.list("environment");
     if !environments.is_empty() && !covered("environment") {
-        let mut sql = Sql::new("environment IN ");
-        sql.bind(environments);
-        out.push(sql);
+        out.push(one_of("environment", environments));
     }
     if let Some(root) = params.bool("isRootObservation")? {
         out.push(Sql::new(if root { "parent_span_id = ''" } else { "parent_span_id != ''" }));

@@ -121,6 +121,39 @@ impl Sql {
     }
 }
 
+/// `project_id = ?`: every read is scoped to the caller's project.
+pub fn project(project_id: &str) -> Sql {
+    let mut sql = Sql::new("project_id = ");
+    sql.bind(project_id);
+    sql
+}
+
+pub fn equals(column: &str, value: &str) -> Sql {
+    let mut sql = Sql::new(&format!("{column} = "));
+    sql.bind(value);
+    sql
+}
+
+pub fn one_of(column: &str, values: Vec<String>) -> Sql {
+    let mut sql = Sql::new(&format!("{column} IN "));
+    sql.bind(values);
+    sql
+}
+
+/// `column op <datetime>` with millisecond precision.
+pub fn time_bound(column: &str, op: &str, at: chrono::DateTime<chrono::Utc>) -> Sql {
+    let mut sql = Sql::new(&format!("{column} {op} fromUnixTimestamp64Milli(toInt64("));
+    sql.bind(at.timestamp_millis()).push("))");
+    sql
+}
+
+/// How many rows a `FROM` source (a table expression, e.g. `(…) AS latest`) yields.
+pub async fn count_rows(clickhouse: &ClickHouse, from: &Sql) -> Result<u64, ReadError> {
+    let mut sql = Sql::new("SELECT count() AS n FROM ");
+    sql.append(from);
+    Ok(sql.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0))
+}
+
 /// `a AND b AND …` of the non-empty fragments, or `1`.
 pub fn all_of(parts: &[Sql]) -> Sql {
     let mut out = and(parts);

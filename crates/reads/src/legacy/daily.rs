@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 use storage::clickhouse::ClickHouse;
 
-use super::{equals, one_of, project, time_bound};
 use crate::params::PageRequest;
-use crate::sql::{Sql, all_of};
+use crate::sql::{Sql, all_of, equals, one_of, project, time_bound};
 use crate::{Params, Result};
 
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {

@@ -4,12 +4,11 @@
 use serde_json::{Map, Value, json};
 use storage::clickhouse::ClickHouse;
 
-use super::{equals, one_of, project, time_bound};
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, and};
+use crate::sql::{self, JsonRow, Sql, and, equals, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 /// Every column of an ObservationsView, under its API key.
@@ -100,9 +99,7 @@ pub async fn list(
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count() AS n FROM ");
-    count.append(&latest);
-    let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
+    let total = sql::count_rows(clickhouse, &latest).await?;
     let data: Vec<Value> = rows.into_iter().filter_map(render_view).collect();
     Ok(json!({ "data": data, "meta": page.meta(total) }))
 }

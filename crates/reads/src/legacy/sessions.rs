@@ -5,10 +5,9 @@ use serde_json::{Value, json};
 use storage::clickhouse::ClickHouse;
 
 use super::traces::{TRACE_COLUMNS, render_trace};
-use super::{one_of, project, time_bound};
 use crate::latest;
 use crate::params::PageRequest;
-use crate::sql::{Sql, all_of, and};
+use crate::sql::{self, Sql, all_of, and, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
@@ -40,9 +39,9 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .push(" OFFSET ")
         .bind(page.offset());
     let data = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count() AS n FROM (");
-    count.append(&grouped).push(")");
-    let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
+    let mut sessions = Sql::new("(");
+    sessions.append(&grouped).push(")");
+    let total = sql::count_rows(clickhouse, &sessions).await?;
     Ok(json!({ "data": data, "meta": page.meta(total) }))
 }
 

@@ -5,13 +5,12 @@ use serde_json::{Map, Value, json};
 use storage::clickhouse::ClickHouse;
 
 use super::observations::of_traces;
-use super::{equals, one_of, project, time_bound};
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
 use crate::scores::legacy::{Version, of_traces as scores_of_traces};
-use crate::sql::{JsonRow, Sql, and};
+use crate::sql::{self, JsonRow, Sql, and, equals, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 /// A Trace under its API keys.
@@ -61,9 +60,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count() AS n FROM ");
-    count.append(&latest);
-    let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
+    let total = sql::count_rows(clickhouse, &latest).await?;
 
     let mut traces: Vec<Map<String, Value>> = rows.into_iter().filter_map(render_trace).collect();
     let ids: Vec<String> = traces.iter().filter_map(|t| t["id"].as_str().map(str::to_owned)).collect();

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use storage::clickhouse::ClickHouse;
 
 use crate::filter::{self, Column};
-use crate::sql::{Sql, all_of};
+use crate::sql::{Sql, all_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 use views::View;
 
@@ -154,14 +154,8 @@ fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
     let columns: Vec<Column> =
         view.dimensions.iter().map(|d| Column { name: d.name, sql: d.sql, kind: d.kind }).collect();
     let filters = filter::to_sql(&query.filters, &columns)?;
-    let mut scope = Sql::new("project_id = ");
-    scope
-        .bind(project_id)
-        .push(&format!(" AND {} >= fromUnixTimestamp64Milli(toInt64(", view.time))
-        .bind(from.timestamp_millis())
-        .push(&format!(")) AND {} < fromUnixTimestamp64Milli(toInt64(", view.time))
-        .bind(to.timestamp_millis())
-        .push("))");
+    let scope =
+        all_of(&[project(project_id), time_bound(view.time, ">=", from), time_bound(view.time, "<", to)]);
     let (before, after) = view.base.split_once("{where}").unwrap_or((view.base, ""));
     let mut sql = Sql::new(&format!("SELECT {} FROM ", select.join(", ")));
     sql.push(before)

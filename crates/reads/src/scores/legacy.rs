@@ -9,7 +9,7 @@ use crate::filter::{self, Column, Kind, col};
 use crate::latest;
 use crate::params::PageRequest;
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, and};
+use crate::sql::{self, JsonRow, Sql, and, equals, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 /// Which generation of the API: v1 scores always belong to a trace and carry no session or run.
@@ -53,9 +53,7 @@ pub async fn list(
         .push(" OFFSET ")
         .bind(page.offset());
     let rows = sql.fetch_json(clickhouse).await?;
-    let mut count = Sql::new("SELECT count() AS n FROM ");
-    count.append(&latest);
-    let total = count.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0);
+    let total = sql::count_rows(clickhouse, &latest).await?;
 
     let mut data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, version)).collect();
     if with_trace {
@@ -150,12 +148,6 @@ async fn attach_traces(clickhouse: &ClickHouse, project_id: &str, scores: &mut [
     Ok(())
 }
 
-fn project(project_id: &str) -> Sql {
-    let mut sql = Sql::new("project_id = ");
-    sql.bind(project_id);
-    sql
-}
-
 fn conditions_of(project_id: &str, params: &Params, version: Version) -> Result<Vec<Sql>> {
     let mut out = Vec::new();
     if version == Version::V1 {
@@ -180,9 +172,7 @@ fn conditions_of(project_id: &str, params: &Params, version: Version) -> Result<
     }
     for (param, column) in single {
         if let Some(value) = params.get(param) {
-            let mut sql = Sql::new(&format!("{column} = "));
-            sql.bind(value);
-            out.push(sql);
+            out.push(equals(column, value));
         }
     }
     for (param, column) in
@@ -190,9 +180,7 @@ fn conditions_of(project_id: &str, params: &Params, version: Version) -> Result<
     {
         let values = params.list(param);
         if !values.is_empty() && (version == Version::V2 || param != "observationId") {
-            let mut sql = Sql::new(&format!("{column} IN "));
-            sql.bind(values);
-            out.push(sql);
+            out.push(one_of(column, values));
         }
     }
     if let Some(value) = params.float("value")? {
@@ -210,9 +198,7 @@ fn conditions_of(project_id: &str, params: &Params, version: Version) -> Result<
     }
     for (param, op) in [("fromTimestamp", ">="), ("toTimestamp", "<")] {
         if let Some(at) = params.datetime(param)? {
-            let mut sql = Sql::new(&format!("timestamp {op} fromUnixTimestamp64Milli(toInt64("));
-            sql.bind(at.timestamp_millis()).push("))");
-            out.push(sql);
+            out.push(time_bound("timestamp", op, at));
         }
     }
     // userId and traceTags are properties of the trace: the scores of matching traces.

@@ -7,8 +7,8 @@ use storage::clickhouse::ClickHouse;
 
 use super::{SCORE_COLUMNS, subject, typed_value};
 use crate::latest;
-use crate::render::{self, take, take_str};
-use crate::sql::{Sql, all_of, and};
+use crate::render::{self, take};
+use crate::sql::{Sql, all_of, and, one_of, project, time_bound};
 use crate::{Params, ReadError, Result, cursor};
 
 const GROUPS: &[&str] = &["core", "details", "subject", "annotation"];
@@ -27,8 +27,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     let limit = params.int("limit", 50, 1, 100)?;
     let groups = groups(params)?;
     let matching = and(&conditions_of(params)?);
-    let mut scope = Sql::new("project_id = ");
-    scope.bind(project_id);
+    let scope = project(project_id);
     let mut cursor_condition = Sql::default();
     if let Some(raw) = params.get("cursor") {
         let c: Cursor = cursor::decode(raw)?;
@@ -45,14 +44,10 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .push(" ORDER BY timestamp DESC, id DESC LIMIT 1 BY id LIMIT ")
         .bind(limit + 1);
     let mut candidates = candidates.fetch_json(clickhouse).await?;
-    let more = candidates.len() as i64 > limit;
-    candidates.truncate(limit as usize);
-    let next = candidates.last().filter(|_| more).map(|last| {
-        cursor::encode(&Cursor {
-            v: 1,
-            last_timestamp: last["timestamp"].as_str().unwrap_or_default().to_owned(),
-            last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-        })
+    let next = cursor::cut_page(&mut candidates, limit, |last| Cursor {
+        v: 1,
+        last_timestamp: last["timestamp"].as_str().unwrap_or_default().to_owned(),
+        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
     });
     let keys: Vec<String> = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
     let rows = if keys.is_empty() {
@@ -64,11 +59,8 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         sql.fetch_json(clickhouse).await?
     };
     let data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, &groups)).collect();
-    let mut meta = json!({ "limit": limit });
-    if let Some(next) = next {
-        meta["cursor"] = Value::String(next);
-    }
-    Ok(json!({ "data": data, "meta": meta }))
+    let meta = serde_json::Map::from_iter([("limit".to_owned(), json!(limit))]);
+    Ok(cursor::page_body(data, next, meta))
 }
 
 /// One ScoreV3 with the flat keys both SDKs expect; `None` for a deleted score.
@@ -105,7 +97,6 @@ pub(crate) fn render_row(mut row: crate::sql::JsonRow, groups: &[&str]) -> Optio
     if groups.contains(&"subject") {
         out.insert("subject".into(), subject);
     }
-    let _ = take_str(&mut row, "executionTraceId");
     Some(Value::Object(out))
 }
 
@@ -130,12 +121,6 @@ fn groups(params: &Params) -> Result<Vec<&'static str>> {
     Ok(out)
 }
 
-fn in_list(column: &str, values: Vec<String>) -> Sql {
-    let mut sql = Sql::new(&format!("{column} IN "));
-    sql.bind(values);
-    sql
-}
-
 fn conditions_of(params: &Params) -> Result<Vec<Sql>> {
     for unsupported in ["userId", "traceTags"] {
         if params.get(unsupported).is_some() {
@@ -155,24 +140,22 @@ fn conditions_of(params: &Params) -> Result<Vec<Sql>> {
     ] {
         let values = params.list(param);
         if !values.is_empty() {
-            out.push(in_list(column, values));
+            out.push(one_of(column, values));
         }
     }
     let sources = upper_choices(params, "source", SOURCES)?;
     if !sources.is_empty() {
-        out.push(in_list("source", sources));
+        out.push(one_of("source", sources));
     }
     let data_types = upper_choices(params, "dataType", DATA_TYPES)?;
     if !data_types.is_empty() {
-        out.push(in_list("data_type", data_types.clone()));
+        out.push(one_of("data_type", data_types.clone()));
     }
     out.extend(value_conditions(params, &data_types)?);
     out.extend(subject_conditions(params)?);
     for (param, op) in [("fromTimestamp", ">="), ("toTimestamp", "<")] {
         if let Some(at) = params.datetime(param)? {
-            let mut sql = Sql::new(&format!("timestamp {op} fromUnixTimestamp64Milli(toInt64("));
-            sql.bind(at.timestamp_millis()).push("))");
-            out.push(sql);
+            out.push(time_bound("timestamp", op, at));
         }
     }
     Ok(out)
@@ -278,7 +261,7 @@ fn subject_conditions(params: &Params) -> Result<Vec<Sql>> {
         (experiment, "dataset_run_id"),
     ] {
         if !values.is_empty() {
-            out.push(in_list(column, values));
+            out.push(one_of(column, values));
         }
     }
     Ok(out)
