@@ -64,8 +64,13 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
 
     let mut traces: Vec<Map<String, Value>> = rows.into_iter().filter_map(render_trace).collect();
     let ids: Vec<String> = traces.iter().filter_map(|t| t["id"].as_str().map(str::to_owned)).collect();
-    let summaries =
-        if ids.is_empty() { Vec::new() } else { summaries(clickhouse, project_id, ids.clone()).await? };
+    // Observation summaries feed only the `metrics` and `observations` groups.
+    let summarised = groups.contains(&"metrics") || groups.contains(&"observations");
+    let summaries = if summarised && !ids.is_empty() {
+        summaries(clickhouse, project_id, ids.clone()).await?
+    } else {
+        Vec::new()
+    };
     let score_ids = if groups.contains(&"scores") && !ids.is_empty() {
         score_ids(clickhouse, project_id, ids).await?
     } else {
