@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use test_support::{TestClickHouse, TestPostgres, stack_env};
@@ -24,9 +25,36 @@ pub fn http() -> reqwest::Client {
     reqwest::Client::new()
 }
 
-/// A loopback port nobody listens on right now.
+/// A loopback port for one of this test's servers that no other test process can be handed.
+///
+/// Asking the kernel for port 0 is not enough: the port is free only until the listener is dropped,
+/// and while the binary starts, the tests running beside it open hundreds of client connections whose
+/// local ports come from that same ephemeral range (CI once lost a run to exactly that). So the port
+/// comes from below the ephemeral range, and is claimed with a lock file that this process holds until
+/// it exits; the kernel drops the lock of a process that dies, so nothing goes stale.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    use std::hash::{BuildHasher, Hasher};
+    static CLAIMED: Mutex<Vec<std::fs::File>> = Mutex::new(Vec::new());
+
+    let dir = std::env::temp_dir().join("loupe-test-ports");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let (low, high) = (20_000u16, ephemeral_low.max(21_000));
+    let span = u64::from(high - low);
+    let start = std::collections::hash_map::RandomState::new().build_hasher().finish() % span;
+    for step in 0..span {
+        let port = low + ((start + step) % span) as u16;
+        let file = std::fs::File::create(dir.join(port.to_string())).unwrap();
+        if file.try_lock().is_err() || std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
+            continue;
+        }
+        CLAIMED.lock().unwrap().push(file);
+        return port;
+    }
+    panic!("no free loopback port between {low} and {high}");
 }
 
 /// One test's stack: its own databases, and the environment pointing at them.
