@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
+mod api;
 mod apps;
 mod auth;
 mod config;
@@ -11,6 +12,7 @@ mod fixtures;
 mod ingest_otlp;
 mod legacy_endpoints;
 mod lifecycle;
+mod prompts;
 mod proxy;
 mod reads;
 mod real_clients;

@@ -3,9 +3,11 @@
 
 mod admin;
 mod batch;
+mod body;
 mod health;
 mod otel;
 mod projects;
+mod prompts;
 mod reads;
 
 use axum::Router;
@@ -22,6 +24,7 @@ pub fn routes() -> Router<AppState> {
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())
+        .merge(prompts::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

@@ -38,7 +38,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/public/metrics/daily", get(metrics_daily))
 }
 
-fn params(query: Option<String>) -> Params {
+pub(super) fn params(query: Option<String>) -> Params {
     let raw = query.unwrap_or_default();
     Params::from(url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect::<Vec<_>>())
 }

@@ -1,0 +1,196 @@
+//! Prompts v2 (reference/public-api.md §4.10): versions of a named prompt, labels that move between
+//! versions (`latest` kept on the newest by the server), shared tags, and references between
+//! prompts resolved on read.
+
+mod list;
+mod references;
+mod validate;
+mod write;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{Map, Value, json};
+use sqlx::PgPool;
+use sqlx::types::Json;
+
+pub use list::list;
+pub use references::Selector;
+pub use validate::PRODUCTION;
+pub use write::{NewPrompt, create, delete, update_labels};
+
+use crate::{Error, Result};
+
+/// How deep references may nest; deeper chains are almost certainly a mistake.
+const MAX_REFERENCE_DEPTH: usize = 8;
+
+/// One stored version of a prompt.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StoredPrompt {
+    pub id: String,
+    pub project_id: String,
+    pub name: String,
+    pub version: i32,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub prompt: Json<Value>,
+    pub config: Json<Value>,
+    pub labels: Vec<String>,
+    pub tags: Vec<String>,
+    pub commit_message: Option<String>,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "id, project_id, name, version, type, prompt, config, labels, tags, commit_message, \
+                       created_by, created_at, updated_at";
+
+pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+impl StoredPrompt {
+    /// The Prompt object of the SDKs, with the server's extra keys; `prompt` is the given body
+    /// (resolved or as stored).
+    fn to_json(&self, prompt: Value, resolution_graph: Option<Value>) -> Value {
+        let mut body = json!({
+            "id": self.id,
+            "createdAt": timestamp(&self.created_at),
+            "updatedAt": timestamp(&self.updated_at),
+            "projectId": self.project_id,
+            "createdBy": self.created_by,
+            "name": self.name,
+            "version": self.version,
+            "type": self.kind,
+            "prompt": prompt,
+            "config": self.config.0,
+            "labels": self.labels,
+            "tags": self.tags,
+            "commitMessage": self.commit_message,
+            "isActive": null,
+        });
+        if let Some(graph) = resolution_graph {
+            body["resolutionGraph"] = graph;
+        }
+        body
+    }
+
+    pub fn as_stored(&self) -> Value {
+        self.to_json(self.prompt.0.clone(), None)
+    }
+
+    fn node(&self) -> Value {
+        json!({ "id": self.id, "name": self.name, "version": self.version })
+    }
+}
+
+fn not_found(name: &str, selector: &Selector) -> Error {
+    match selector {
+        Selector::Version(version) => {
+            Error::not_found(format!("Prompt not found: '{name}' with version {version}"))
+        }
+        Selector::Label(label) => {
+            Error::not_found(format!("Prompt not found: '{name}' with label '{label}'"))
+        }
+    }
+}
+
+/// One version by number or label.
+pub(crate) async fn find<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    project: &str,
+    name: &str,
+    selector: &Selector,
+) -> Result<Option<StoredPrompt>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM prompts WHERE project_id = $1 AND name = $2 \
+         AND (version = $3 OR $4 = ANY(labels)) ORDER BY version DESC LIMIT 1"
+    );
+    let (version, label) = match selector {
+        Selector::Version(version) => (Some(*version), None),
+        Selector::Label(label) => (None, Some(label.as_str())),
+    };
+    let query = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(name).bind(version).bind(label);
+    Ok(query.fetch_optional(db).await?)
+}
+
+/// `GET /v2/prompts/{name}`: the version asked for (label `production` when neither is given),
+/// with references replaced by the texts they point at unless `resolve` is false.
+pub async fn get(
+    pool: &PgPool,
+    project: &str,
+    name: &str,
+    selector: &Selector,
+    resolve: bool,
+) -> Result<Value> {
+    let prompt = find(pool, project, name, selector).await?.ok_or_else(|| not_found(name, selector))?;
+    if !resolve {
+        return Ok(prompt.as_stored());
+    }
+    let mut graph = Map::new();
+    let body =
+        resolve_body(pool, project, &prompt.prompt.0, &prompt.id, vec![prompt.name.clone()], &mut graph)
+            .await?;
+    let graph = (!graph.is_empty()).then(|| json!({ "root": prompt.node(), "dependencies": graph }));
+    Ok(prompt.to_json(body, graph))
+}
+
+type Resolving<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
+
+/// `body` with every reference replaced by its target's resolved text. `chain` holds the names on
+/// the path from the root, so a prompt that reaches itself again is refused instead of looping;
+/// `graph` collects, per parent id, the versions it referenced.
+pub(crate) fn resolve_body<'a>(
+    pool: &'a PgPool,
+    project: &'a str,
+    body: &'a Value,
+    parent_id: &'a str,
+    chain: Vec<String>,
+    graph: &'a mut Map<String, Value>,
+) -> Resolving<'a> {
+    Box::pin(async move {
+        let references = references::in_body(body);
+        if references.is_empty() {
+            return Ok(body.clone());
+        }
+        if chain.len() > MAX_REFERENCE_DEPTH {
+            return Err(Error::bad_request(format!(
+                "Prompt references nest deeper than {MAX_REFERENCE_DEPTH} levels: {}",
+                chain.join(" -> ")
+            )));
+        }
+        let mut resolved = Vec::with_capacity(references.len());
+        for reference in references {
+            if chain.contains(&reference.name) {
+                return Err(Error::bad_request(format!(
+                    "Circular prompt reference: {} -> {}",
+                    chain.join(" -> "),
+                    reference.name
+                )));
+            }
+            let target =
+                find(pool, project, &reference.name, &reference.selector).await?.ok_or_else(|| {
+                    Error::bad_request(format!("Prompt reference not found: {}", reference.describe()))
+                })?;
+            if target.kind != "text" {
+                return Err(Error::bad_request(format!(
+                    "Prompt reference {} points at a chat prompt; only text prompts can be referenced",
+                    reference.describe()
+                )));
+            }
+            let children = graph.entry(parent_id.to_owned()).or_insert_with(|| json!([]));
+            if let Some(list) = children.as_array_mut().filter(|list| !list.contains(&target.node())) {
+                list.push(target.node());
+            }
+            let mut next = chain.clone();
+            next.push(target.name.clone());
+            let text = resolve_body(pool, project, &target.prompt.0, &target.id, next, graph).await?;
+            resolved.push((reference, text.as_str().unwrap_or_default().to_owned()));
+        }
+        let mut body = body.clone();
+        references::substitute(&mut body, &resolved);
+        Ok(body)
+    })
+}
