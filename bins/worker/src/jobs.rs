@@ -27,6 +27,7 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
         settings: config.ingestion.clone(),
         consumer: consumer_name(),
         heartbeat: heartbeat.clone(),
+        prices: ingestion::process::Prices::new(stores.postgres.clone()),
     };
     tasks.spawn(processor.run(shutdown.clone()));
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));

@@ -218,9 +218,9 @@ impl ObservationRecord {
         self.settle_usage_and_cost();
     }
 
-    /// The usage and cost the reads show. Until model prices are applied at ingestion, they are
-    /// what the SDK provided (provided cost always wins anyway); `total_cost` is the `total` entry,
-    /// or the sum of the others when the SDK sent parts only.
+    /// The usage and cost as the SDK provided them; `total_cost` is the `total` entry, or the sum
+    /// of the others when the SDK sent parts only. The worker then prices a generation that sent
+    /// usage without cost (`pricing::Pricer::price_observation`).
     fn settle_usage_and_cost(&mut self) {
         self.usage_details.clone_from(&self.provided_usage_details);
         self.cost_details.clone_from(&self.provided_cost_details);

@@ -7,4 +7,5 @@ pub mod auth;
 pub mod config;
 pub mod event;
 pub mod legacy;
+pub mod pricing;
 pub mod sdk;

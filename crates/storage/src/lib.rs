@@ -8,6 +8,7 @@ pub mod blob;
 pub mod clickhouse;
 mod error;
 pub mod leases;
+pub mod models;
 pub mod postgres;
 pub mod projects;
 pub mod propagation_state;

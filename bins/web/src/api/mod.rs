@@ -5,6 +5,7 @@ mod admin;
 mod batch;
 mod body;
 mod health;
+mod models;
 mod otel;
 mod projects;
 mod prompts;
@@ -25,6 +26,7 @@ pub fn routes() -> Router<AppState> {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(models::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

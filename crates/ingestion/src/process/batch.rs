@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 
 use domain::event::Event;
+use domain::pricing::{PriceBook, Pricer};
 use storage::queue::IngestionJob;
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
@@ -28,6 +29,15 @@ impl Batch {
         self.v3.extend(prepared.v3);
         self.ids.push(entry_id);
         self.see(job);
+    }
+
+    /// Sets the model and computed cost of the v4 events (v3 observations are priced after their
+    /// updates are merged, in `v3::write`).
+    pub fn price_events(&mut self, prices: &PriceBook) {
+        let mut pricer = Pricer::new(prices);
+        for event in &mut self.events {
+            pricer.price_event(event);
+        }
     }
 
     /// Remembers which client sent the payload, for `sdk_usage`.

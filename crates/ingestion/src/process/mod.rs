@@ -8,6 +8,7 @@
 
 mod batch;
 mod heartbeat;
+mod prices;
 mod route;
 mod v3;
 
@@ -20,12 +21,14 @@ use object_store::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{IngestionSettings, MigrationSettings};
+use domain::pricing::PriceBook;
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 
 use batch::Batch;
 pub use heartbeat::Heartbeat;
+pub use prices::Prices;
 pub use route::{Prepared, prepare_otlp};
 
 /// Why a delivery could not be turned into rows.
@@ -47,6 +50,8 @@ pub struct Processor {
     pub postgres: sqlx::PgPool,
     pub migration: MigrationSettings,
     pub settings: IngestionSettings,
+    /// Model prices for generations that report usage without cost.
+    pub prices: Prices,
     /// Beaten every loop turn and every retry, for the liveness endpoint.
     pub heartbeat: Heartbeat,
     /// This worker's name in the consumer group; stable across restarts of the same host so it
@@ -183,11 +188,11 @@ impl Processor {
             .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
     }
 
-    async fn write(&self, batch: &Batch) -> storage::Result<()> {
+    async fn write(&self, batch: &Batch, prices: &PriceBook) -> storage::Result<()> {
         storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
         // Staged rows land in the partition of "now": never in one propagation may already have
         // taken (storage.md §2.4).
-        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis()).await
+        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), prices).await
     }
 
     /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is
@@ -196,10 +201,12 @@ impl Processor {
         if batch.is_empty() {
             return;
         }
+        let prices = self.prices.current().await;
+        batch.price_events(&prices);
         let mut delay = Duration::from_millis(200);
         loop {
             let started = Instant::now();
-            match self.write(batch).await {
+            match self.write(batch, &prices).await {
                 Ok(()) => {
                     tracing::debug!(
                         rows = batch.rows(),

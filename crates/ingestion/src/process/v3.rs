@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use domain::event::{Event, Level, ObservationType};
 use domain::legacy::{ObservationRecord, ObservationUpdate, ScoreRecord, TraceRecord, TraceUpdate};
+use domain::pricing::{PriceBook, Pricer};
 use storage::clickhouse::{ClickHouse, legacy};
 
 use crate::otel::ConvertedSpan;
@@ -122,9 +123,18 @@ pub fn from_spans(spans: &[ConvertedSpan]) -> V3Updates {
 
 /// Merges the updates onto the stored records and writes the v3 tables (and the staging table
 /// for the marked ids). `staging_clock_millis` partitions staged rows (storage.md §2.4).
-pub async fn write(ch: &ClickHouse, updates: &V3Updates, staging_clock_millis: i64) -> storage::Result<()> {
+pub async fn write(
+    ch: &ClickHouse,
+    updates: &V3Updates,
+    staging_clock_millis: i64,
+    prices: &PriceBook,
+) -> storage::Result<()> {
     let traces = merge_traces(ch, &updates.traces).await?;
-    let observations = merge_observations(ch, &updates.observations).await?;
+    let mut observations = merge_observations(ch, &updates.observations).await?;
+    let mut pricer = Pricer::new(prices);
+    for observation in &mut observations {
+        pricer.price_observation(observation);
+    }
     legacy::insert_traces(ch, &traces).await?;
     legacy::insert_observations(ch, &observations).await?;
     let mut staged: Vec<ObservationRecord> = observations

@@ -47,7 +47,7 @@ pub struct StoredPrompt {
 const COLUMNS: &str = "id, project_id, name, version, type, prompt, config, labels, tags, commit_message, \
                        created_by, created_at, updated_at";
 
-pub(crate) fn timestamp(at: &DateTime<Utc>) -> String {
+pub fn timestamp(at: &DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 

@@ -1,0 +1,217 @@
+//! `/api/public/models`: the model definitions that price generations, the built-in ones (shared,
+//! read-only) and each project's own, which win over built-ins of the same name (`domain::pricing`).
+//! The worker reloads them every 30 s, so a new definition prices generations within that time.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sqlx::PgPool;
+use sqlx::types::Json;
+
+use reads::Params;
+use reads::params::PageRequest;
+
+use crate::prompts::timestamp;
+use crate::{Error, Result};
+
+const UNITS: [&str; 6] = ["CHARACTERS", "TOKENS", "MILLISECONDS", "SECONDS", "IMAGES", "REQUESTS"];
+
+#[derive(sqlx::FromRow)]
+struct Model {
+    id: String,
+    project_id: Option<String>,
+    model_name: String,
+    match_pattern: String,
+    start_date: Option<DateTime<Utc>>,
+    unit: String,
+    prices: Json<BTreeMap<String, f64>>,
+    tokenizer_id: Option<String>,
+    tokenizer_config: Option<Json<Value>>,
+    created_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "id, project_id, model_name, match_pattern, start_date, unit, prices, tokenizer_id, tokenizer_config, created_at";
+/// The caller's own definitions and the built-in ones.
+const VISIBLE: &str = "(project_id = $1 OR project_id IS NULL)";
+
+impl Model {
+    /// The SDKs' Model: flat prices (deprecated but still read) and the same prices as the one
+    /// default pricing tier.
+    fn to_json(&self) -> Value {
+        let prices = &self.prices.0;
+        let per_type: Map<String, Value> =
+            prices.iter().map(|(kind, price)| (kind.clone(), json!({ "price": price }))).collect();
+        json!({
+            "id": self.id,
+            "modelName": self.model_name,
+            "matchPattern": self.match_pattern,
+            "startDate": self.start_date.as_ref().map(timestamp),
+            "unit": self.unit,
+            "inputPrice": prices.get("input"),
+            "outputPrice": prices.get("output"),
+            "totalPrice": prices.get("total"),
+            "tokenizerId": self.tokenizer_id,
+            "tokenizerConfig": self.tokenizer_config.as_ref().map(|c| &c.0),
+            "isLangfuseManaged": self.project_id.is_none(),
+            "createdAt": timestamp(&self.created_at),
+            "prices": per_type,
+            "pricingTiers": [{
+                "id": format!("{}-default", self.id),
+                "name": "Standard",
+                "isDefault": true,
+                "priority": 0,
+                "conditions": [],
+                "prices": prices,
+            }],
+        })
+    }
+}
+
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+    let page = PageRequest::parse(params)?;
+    let (total,): (i64,) =
+        sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM models WHERE {VISIBLE}")))
+            .bind(project)
+            .fetch_one(pool)
+            .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM models WHERE {VISIBLE} \
+         ORDER BY project_id IS NULL, model_name, start_date DESC NULLS LAST, id LIMIT $2 OFFSET $3"
+    );
+    let models: Vec<Model> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(page.limit)
+        .bind(page.offset())
+        .fetch_all(pool)
+        .await?;
+    let data: Vec<Value> = models.iter().map(Model::to_json).collect();
+    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+}
+
+pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+    let sql = format!("SELECT {COLUMNS} FROM models WHERE id = $2 AND {VISIBLE}");
+    let model: Option<Model> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
+    model.map(|m| m.to_json()).ok_or_else(|| Error::not_found("Model not found"))
+}
+
+/// Only a project's own definitions can be deleted; a built-in one is overridden instead.
+pub async fn delete(pool: &PgPool, project: &str, id: &str) -> Result<()> {
+    let deleted = sqlx::query("DELETE FROM models WHERE id = $1 AND project_id = $2")
+        .bind(id)
+        .bind(project)
+        .execute(pool)
+        .await?
+        .rows_affected();
+    if deleted == 1 {
+        return Ok(());
+    }
+    let built_in: Option<(String,)> =
+        sqlx::query_as("SELECT id FROM models WHERE id = $1 AND project_id IS NULL")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    match built_in {
+        Some(_) => Err(Error::bad_request(
+            "Built-in model definitions cannot be deleted; create a definition with the same match pattern to override it",
+        )),
+        None => Err(Error::not_found("Model not found")),
+    }
+}
+
+/// The body of `POST /models`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewModel {
+    pub model_name: String,
+    pub match_pattern: String,
+    #[serde(default)]
+    pub start_date: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub input_price: Option<f64>,
+    #[serde(default)]
+    pub output_price: Option<f64>,
+    #[serde(default)]
+    pub total_price: Option<f64>,
+    #[serde(default)]
+    pub pricing_tiers: Option<Vec<NewPricingTier>>,
+    #[serde(default)]
+    pub tokenizer_id: Option<String>,
+    #[serde(default)]
+    pub tokenizer_config: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewPricingTier {
+    #[serde(default)]
+    pub is_default: bool,
+    #[serde(default)]
+    pub conditions: Vec<Value>,
+    pub prices: BTreeMap<String, f64>,
+}
+
+/// The prices of a new definition, from the flat fields or the single default tier.
+fn prices_of(new: &NewModel) -> Result<BTreeMap<String, f64>> {
+    let flat = [("input", new.input_price), ("output", new.output_price), ("total", new.total_price)];
+    let mut prices: BTreeMap<String, f64> =
+        flat.iter().filter_map(|(kind, price)| Some(((*kind).to_owned(), (*price)?))).collect();
+    if new.total_price.is_some() && (new.input_price.is_some() || new.output_price.is_some()) {
+        return Err(Error::bad_request(
+            "`totalPrice` cannot be set together with `inputPrice` or `outputPrice`",
+        ));
+    }
+    if let Some(tiers) = &new.pricing_tiers {
+        if !prices.is_empty() {
+            return Err(Error::bad_request("Send either flat prices or `pricingTiers`, not both"));
+        }
+        match tiers.as_slice() {
+            [tier] if tier.is_default && tier.conditions.is_empty() => prices.clone_from(&tier.prices),
+            _ => {
+                return Err(Error::bad_request(
+                    "Only one default pricing tier (isDefault true, no conditions) is supported; conditional tiers are not",
+                ));
+            }
+        }
+    }
+    if let Some((kind, price)) = prices.iter().find(|(_, price)| !price.is_finite() || **price < 0.0) {
+        return Err(Error::bad_request(format!(
+            "The price of `{kind}` must be a non-negative number, got {price}"
+        )));
+    }
+    Ok(prices)
+}
+
+pub async fn create(pool: &PgPool, project: &str, new: NewModel) -> Result<Value> {
+    if new.model_name.trim().is_empty() {
+        return Err(Error::bad_request("`modelName` must not be empty"));
+    }
+    domain::pricing::compile_pattern(&new.match_pattern)
+        .map_err(|e| Error::bad_request(format!("`matchPattern`: {e}")))?;
+    let unit = new.unit.clone().unwrap_or_else(|| "TOKENS".to_owned());
+    if !UNITS.contains(&unit.as_str()) {
+        return Err(Error::bad_request(format!("`unit` must be one of {}, got `{unit}`", UNITS.join(", "))));
+    }
+    let prices = prices_of(&new)?;
+    let sql = format!(
+        "INSERT INTO models (id, project_id, model_name, match_pattern, start_date, unit, prices, tokenizer_id, tokenizer_config) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
+    );
+    let model: Model = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(project)
+        .bind(&new.model_name)
+        .bind(&new.match_pattern)
+        .bind(new.start_date)
+        .bind(&unit)
+        .bind(Json(&prices))
+        .bind(&new.tokenizer_id)
+        .bind(new.tokenizer_config.as_ref().map(Json))
+        .fetch_one(pool)
+        .await?;
+    Ok(model.to_json())
+}
