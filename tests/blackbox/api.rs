@@ -24,7 +24,15 @@ pub fn basic(public_key: &str, secret_key: &str) -> String {
 impl Api {
     /// `web` alone (no worker) on a fresh stack, with `env` added to the defaults.
     pub async fn start(env: &[(&str, &str)]) -> Self {
+        Self::start_with(env, &[]).await
+    }
+
+    /// Like [`Api::start`], without the default settings named in `remove`.
+    pub async fn start_with(env: &[(&str, &str)], remove: &[&str]) -> Self {
         let mut stack = Stack::new().await;
+        for name in remove {
+            stack.env.remove(*name);
+        }
         for (name, value) in env {
             stack.env.insert((*name).into(), (*value).into());
         }

@@ -12,6 +12,7 @@ mod fixtures;
 mod ingest_otlp;
 mod legacy_endpoints;
 mod lifecycle;
+mod media;
 mod models;
 mod prompts;
 mod proxy;

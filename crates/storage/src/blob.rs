@@ -11,6 +11,7 @@ use secrecy::ExposeSecret;
 
 use domain::config::BlobSettings;
 
+use crate::presign::Presigner;
 use crate::{Error, ErrorKind, Result};
 
 #[derive(Clone, Debug)]
@@ -18,6 +19,9 @@ pub struct BlobStore {
     store: Arc<dyn ObjectStore>,
     /// Where it points, for logs: `s3://bucket/prefix` or the directory.
     pub location: String,
+    /// Signs URLs that reach the bucket directly; `None` for a local directory or an S3 store
+    /// without static credentials, where web itself serves uploads and downloads.
+    presigner: Option<Presigner>,
 }
 
 impl BlobStore {
@@ -44,7 +48,7 @@ impl BlobStore {
                 } else {
                     Arc::new(PrefixStore::new(store, s3.prefix.trim_end_matches('/')))
                 };
-                Ok(Self { store, location })
+                Ok(Self { store, location, presigner: Presigner::from_settings(s3) })
             }
             BlobSettings::LocalDir(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| {
@@ -53,9 +57,13 @@ impl BlobStore {
                 let store = LocalFileSystem::new_with_prefix(dir).map_err(|e| {
                     Error::with_source(ErrorKind::Internal, "invalid local blob directory", e)
                 })?;
-                Ok(Self { store: Arc::new(store), location: dir.display().to_string() })
+                Ok(Self { store: Arc::new(store), location: dir.display().to_string(), presigner: None })
             }
         }
+    }
+
+    pub fn presigner(&self) -> Option<&Presigner> {
+        self.presigner.as_ref()
     }
 
     pub fn store(&self) -> &Arc<dyn ObjectStore> {

@@ -10,6 +10,7 @@ mod error;
 pub mod leases;
 pub mod models;
 pub mod postgres;
+pub mod presign;
 pub mod projects;
 pub mod propagation_state;
 pub mod queue;

@@ -5,6 +5,7 @@ mod admin;
 mod batch;
 mod body;
 mod health;
+mod media;
 mod models;
 mod otel;
 mod projects;
@@ -27,6 +28,7 @@ pub fn routes() -> Router<AppState> {
         .merge(reads::routes())
         .merge(prompts::routes())
         .merge(models::routes())
+        .merge(media::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

@@ -20,7 +20,7 @@ pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
     AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, IngestionSettings, LogFormat,
-    LogSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
+    LogSettings, MediaSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
 };
 pub use vars::{Problem, Vars};
 
@@ -43,6 +43,7 @@ pub struct Config {
     pub redis: RedisSettings,
     pub blob: BlobSettings,
     pub ingestion: IngestionSettings,
+    pub media: MediaSettings,
     pub propagation: PropagationSettings,
     pub backfill: BackfillSettings,
     pub bootstrap: Option<BootstrapSettings>,
@@ -97,6 +98,7 @@ impl Config {
         let redis = RedisSettings::read(&vars, &mut problems);
         let blob = BlobSettings::read(&vars, &mut problems);
         let ingestion = IngestionSettings::read(&vars, &mut problems);
+        let media = MediaSettings::read(&vars, &mut problems);
         let propagation = PropagationSettings::read(&vars, &mut problems);
         let backfill = BackfillSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
@@ -113,6 +115,7 @@ impl Config {
                 redis: redis?,
                 blob: blob?,
                 ingestion: ingestion?,
+                media: media?,
                 propagation: propagation?,
                 backfill: backfill?,
                 bootstrap: bootstrap?,

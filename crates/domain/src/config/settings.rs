@@ -234,6 +234,26 @@ impl IngestionSettings {
     }
 }
 
+/// Media attachments (`/api/public/media`): stored in the blob store under `media/`, uploaded and
+/// downloaded through presigned S3 URLs or, with a local directory, through web itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaSettings {
+    pub max_content_length: u64,
+    /// How long upload and download URLs stay valid.
+    pub url_expiry: std::time::Duration,
+}
+
+impl MediaSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let max = vars.positive_integer("LANGFUSE_S3_MEDIA_MAX_CONTENT_LENGTH", 1_000_000_000, problems);
+        let expiry = vars.positive_integer("LANGFUSE_S3_MEDIA_DOWNLOAD_URL_EXPIRY_SECONDS", 3600, problems);
+        Some(Self {
+            max_content_length: max?,
+            url_expiry: std::time::Duration::from_secs(expiry?.min(604_800)),
+        })
+    }
+}
+
 /// A default organization, project and API key created at startup (`LANGFUSE_INIT_*`).
 #[derive(Debug, Clone)]
 pub struct BootstrapSettings {

@@ -1,0 +1,182 @@
+//! Media through the running `web`: the content-addressed id, uploads straight to S3 through a
+//! presigned URL, web's own token URLs when the blob store is a local directory, deduplication,
+//! every documented 4xx, project isolation, and the real Python SDK's media flow.
+
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use reqwest::Method;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::api::Api;
+use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, free_port, http};
+
+/// A few bytes that stand for an image; the server only cares about length and hash.
+const IMAGE: &[u8] = b"\x89PNG\r\n\x1a\n loupe test image";
+
+fn sha256(bytes: &[u8]) -> String {
+    STANDARD.encode(Sha256::digest(bytes))
+}
+
+fn announce(bytes: &[u8], trace: &str) -> Value {
+    json!({"traceId": trace, "observationId": "o1", "contentType": "image/png",
+           "contentLength": bytes.len(), "sha256Hash": sha256(bytes), "field": "input"})
+}
+
+/// PUTs `bytes` the way the SDKs do; returns the status.
+async fn put(url: &str, bytes: &'static [u8]) -> u16 {
+    let response = http()
+        .put(url)
+        .header("Content-Type", "image/png")
+        .header("x-amz-checksum-sha256", sha256(bytes))
+        .header("x-ms-blob-type", "BlockBlob")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    response.status().as_u16()
+}
+
+async fn download(url: &str) -> (u16, Vec<u8>) {
+    let response = http().get(url).send().await.unwrap();
+    (response.status().as_u16(), response.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test]
+async fn s3_uploads_go_to_the_bucket_through_presigned_urls() {
+    let api = Api::start(&[]).await;
+    let created = api.expect(201, Method::POST, "/api/public/media", Some(&announce(IMAGE, "t1"))).await;
+    let id = created["mediaId"].as_str().unwrap().to_owned();
+    assert_eq!(id, sha256(IMAGE).replace('+', "-").replace('/', "_")[..22]);
+    let upload_url = created["uploadUrl"].as_str().unwrap();
+    let endpoint = &api.stack.env["LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT"];
+    assert!(upload_url.starts_with(endpoint.as_str()), "straight to the bucket: {upload_url}");
+    assert!(upload_url.contains("X-Amz-Signature="), "{upload_url}");
+
+    let not_yet = api.expect(404, Method::GET, &format!("/api/public/media/{id}"), None).await;
+    assert_eq!(not_yet["message"], "Media not yet uploaded");
+    // The signature covers the checksum header: other bytes under this URL are refused by S3.
+    assert_ne!(put(upload_url, b"\x89PNG\r\n\x1a\n other bytes!!!!!").await, 200);
+    assert_eq!(put(upload_url, IMAGE).await, 200);
+    let outcome = json!({"uploadedAt": "2026-01-01T00:00:00Z", "uploadHttpStatus": 200, "uploadHttpError": null, "uploadTimeMs": 12});
+    let patched = api.expect(200, Method::PATCH, &format!("/api/public/media/{id}"), Some(&outcome)).await;
+    assert_eq!(patched["message"], "OK");
+
+    let media = api.expect(200, Method::GET, &format!("/api/public/media/{id}"), None).await;
+    assert_eq!(media["contentType"], "image/png");
+    assert_eq!(media["contentLength"], IMAGE.len());
+    assert_eq!(media["uploadedAt"], "2026-01-01T00:00:00.000Z");
+    assert!(media["urlExpiry"].is_string());
+    assert_eq!(download(media["url"].as_str().unwrap()).await, (200, IMAGE.to_vec()));
+
+    // Identical content is not uploaded twice, even from another trace.
+    let again = api.expect(201, Method::POST, "/api/public/media", Some(&announce(IMAGE, "t2"))).await;
+    assert_eq!((again["mediaId"].as_str(), again["uploadUrl"].clone()), (Some(id.as_str()), Value::Null));
+
+    let mut wrong = announce(IMAGE, "t1");
+    for (key, value, needle) in [
+        ("contentType", json!("image/x-unknown"), "content type"),
+        ("contentLength", json!(2_000_000_000u64), "contentLength"),
+        ("contentLength", json!(0), "contentLength"),
+        ("sha256Hash", json!("not-a-hash"), "sha256Hash"),
+        ("traceId", Value::Null, "traceId"),
+    ] {
+        let saved = wrong[key].clone();
+        wrong[key] = value;
+        let refused = api.expect(400, Method::POST, "/api/public/media", Some(&wrong)).await;
+        assert!(refused.to_string().contains(needle), "{key}: {refused}");
+        wrong[key] = saved;
+    }
+    let failed = announce(b"failed upload", "t1");
+    let failed_id = api.expect(201, Method::POST, "/api/public/media", Some(&failed)).await["mediaId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let outcome =
+        json!({"uploadedAt": "2026-01-01T00:00:00Z", "uploadHttpStatus": 403, "uploadHttpError": "denied"});
+    api.expect(200, Method::PATCH, &format!("/api/public/media/{failed_id}"), Some(&outcome)).await;
+    let refused = api.expect(404, Method::GET, &format!("/api/public/media/{failed_id}"), None).await;
+    assert_eq!(refused["message"], "Media upload failed with status 403");
+    let missing = api.expect(404, Method::GET, "/api/public/media/AAAAAAAAAAAAAAAAAAAAAA", None).await;
+    assert_eq!(missing["message"], "Media asset not found");
+    api.expect(404, Method::PATCH, "/api/public/media/AAAAAAAAAAAAAAAAAAAAAA", Some(&outcome)).await;
+    api.expect(
+        400,
+        Method::PATCH,
+        &format!("/api/public/media/{id}"),
+        Some(&json!({"uploadHttpStatus": "x"})),
+    )
+    .await;
+
+    let other = api.other_project().await;
+    let (status, _) = api.send_as(&other, Method::GET, &format!("/api/public/media/{id}"), None).await;
+    assert_eq!(status, 404, "another project's media is not found");
+    let (status, theirs) =
+        api.send_as(&other, Method::POST, "/api/public/media", Some(&announce(IMAGE, "t9"))).await;
+    assert_eq!(status, 201);
+    assert!(theirs["uploadUrl"].is_string(), "the other project uploads its own copy: {theirs}");
+}
+
+#[tokio::test]
+async fn a_local_blob_directory_uploads_and_downloads_through_web() {
+    let dir = std::env::temp_dir().join(format!("loupe-media-{}", free_port()));
+    let remove = [
+        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
+        "LANGFUSE_S3_EVENT_UPLOAD_REGION",
+        "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
+        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
+        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
+        "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
+    ];
+    let api = Api::start_with(&[("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", dir.to_str().unwrap())], &remove).await;
+    let created = api.expect(201, Method::POST, "/api/public/media", Some(&announce(IMAGE, "t1"))).await;
+    let id = created["mediaId"].as_str().unwrap();
+    let upload_url = created["uploadUrl"].as_str().unwrap();
+    assert!(
+        upload_url.starts_with(&format!("{}/api/public/media/{id}/content?", api.web.base_url)),
+        "{upload_url}"
+    );
+
+    assert_eq!(put(&upload_url.replace("token=", "token=x"), IMAGE).await, 403, "a tampered token");
+    assert_eq!(
+        put(upload_url, b"\x89PNG\r\n\x1a\n other bytes!!!!!").await,
+        400,
+        "bytes that are not the announced ones"
+    );
+    assert_eq!(put(upload_url, IMAGE).await, 200);
+    // web recorded the upload itself; the SDK's PATCH afterwards changes nothing that matters.
+    let media = api.expect(200, Method::GET, &format!("/api/public/media/{id}"), None).await;
+    let url = media["url"].as_str().unwrap();
+    assert_eq!(download(url).await, (200, IMAGE.to_vec()));
+    assert_eq!(download(&url.replace("project=project-blackbox", "project=other")).await.0, 403);
+    assert!(
+        std::fs::read_dir(dir.join("media/project-blackbox")).unwrap().count() == 1,
+        "stored under media/<project>/"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The real Python SDK uploads an image found in an observation's input, and the reference it
+/// leaves there downloads the same bytes again.
+#[tokio::test]
+async fn python_sdk_uploads_media_and_reads_it_back() {
+    let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
+    let mut worker = App::spawn("worker", &api.stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
+        .arg(format!("{root}/tests/e2e/media.py"))
+        .env("LOUPE_URL", &api.web.base_url)
+        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
+        .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .output()
+        .await
+        .expect("`just test` installs the Python SDK into .local/venv");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "media.py failed:\n{stderr}\n{}", api.web.log_tail());
+    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    assert_eq!(seen["same_bytes"], true, "{seen}");
+    assert_eq!(seen["content_type"], "image/png");
+}
