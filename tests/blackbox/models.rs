@@ -1,7 +1,7 @@
 //! Model definitions and cost at ingestion: the built-in price table, a project's own definitions
 //! (listed first, winning over built-ins, invisible to other projects), the API's 4xx, and costs
 //! computed by the worker for generations that report usage only, over the legacy batch API and
-//! OTLP alike, with provided costs left alone.
+//! OTLP alike, with provided costs left alone; and the prompt a generation names, linked by id.
 
 use std::time::{Duration, Instant};
 
@@ -116,7 +116,7 @@ async fn observation(api: &Api, id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn the_worker_prices_generations_that_report_usage_only() {
+async fn the_worker_prices_usage_only_generations_and_links_their_prompts() {
     let api = Api::start(&[
         ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
@@ -125,6 +125,9 @@ async fn the_worker_prices_generations_that_report_usage_only() {
     // A project definition, created before the worker loads its prices.
     let own = json!({"modelName": "acme-large", "matchPattern": "(?i)^acme-large$", "inputPrice": 0.001, "outputPrice": 0.002});
     api.expect(200, Method::POST, "/api/public/models", Some(&own)).await;
+    let prompt = json!({"name": "team/answer", "prompt": "Answer {{q}}"});
+    let prompt_id =
+        api.expect(201, Method::POST, "/api/public/v2/prompts", Some(&prompt)).await["id"].clone();
     let mut worker = App::spawn("worker", &api.stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
@@ -143,7 +146,8 @@ async fn the_worker_prices_generations_that_report_usage_only() {
         generation("g-provided", json!({"model": "gpt-4o-mini", "usageDetails": {"input": 1000}, "costDetails": {"input": 0.5}})),
         generation("g-openai", json!({"model": "openai/gpt-4o-2024-08-06",
                                       "usageDetails": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})),
-        generation("g-unknown", json!({"model": "homegrown-7b", "usageDetails": {"input": 5}})),
+        generation("g-unknown", json!({"model": "homegrown-7b", "usageDetails": {"input": 5},
+                                       "promptName": "team/answer", "promptVersion": 1})),
     ]});
     api.expect(207, Method::POST, "/api/public/ingestion", Some(&batch)).await;
 
@@ -163,6 +167,8 @@ async fn the_worker_prices_generations_that_report_usage_only() {
     let unknown = observation(&api, "g-unknown").await;
     assert_eq!(unknown["modelId"], Value::Null, "{unknown}");
     assert!(close(&unknown["calculatedTotalCost"], 0.0), "no price, no cost: {unknown}");
+    assert_eq!(unknown["promptId"], prompt_id, "the named prompt version is linked");
+    assert_eq!(usage["promptId"], Value::Null);
 
     // OTLP with the v4 header writes events directly; the same prices apply there.
     let start = Utc::now().timestamp_nanos_opt().unwrap();
@@ -174,6 +180,8 @@ async fn the_worker_prices_generations_that_report_usage_only() {
             attribute("langfuse.observation.type", "generation"),
             attribute("langfuse.observation.model.name", "gpt-4o"),
             attribute("langfuse.observation.usage_details", "{\"input\": 100, \"output\": 50}"),
+            attribute("langfuse.observation.prompt.name", "team/answer"),
+            json!({"key": "langfuse.observation.prompt.version", "value": {"intValue": "1"}}),
         ],
     }]}]}]});
     let response = crate::apps::http()
@@ -185,10 +193,12 @@ async fn the_worker_prices_generations_that_report_usage_only() {
         .await
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
-    let path = "/api/public/v2/observations?traceId=0af7651916cd43dd8448eb211c80319c&fields=core,usage,model";
+    let path =
+        "/api/public/v2/observations?traceId=0af7651916cd43dd8448eb211c80319c&fields=core,usage,model,prompt";
     let events = until(&api, path, |body| body["data"].as_array().is_some_and(|d| !d.is_empty())).await;
     let event = &events["data"][0];
     assert_eq!(event["internalModelId"], "builtin-gpt-4o");
     assert!(close(&event["costDetails"]["input"], 100.0 * 2.5e-6), "{event}");
     assert!(close(&event["totalCost"], 100.0 * 2.5e-6 + 50.0 * 1e-5), "{event}");
+    assert_eq!(event["promptId"], prompt_id, "{event}");
 }

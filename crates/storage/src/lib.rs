@@ -12,6 +12,7 @@ pub mod models;
 pub mod postgres;
 pub mod presign;
 pub mod projects;
+pub mod prompt_links;
 pub mod propagation_state;
 pub mod queue;
 pub mod redis;

@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 
 use domain::event::Event;
-use domain::pricing::{PriceBook, Pricer};
 use storage::queue::IngestionJob;
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
 use super::Prepared;
+use super::enrich::Enrichment;
 use super::v3::V3Updates;
 
 #[derive(Default)]
@@ -31,13 +31,10 @@ impl Batch {
         self.see(job);
     }
 
-    /// Sets the model and computed cost of the v4 events (v3 observations are priced after their
+    /// Adds model, cost and prompt id to the v4 events (v3 observations get theirs after their
     /// updates are merged, in `v3::write`).
-    pub fn price_events(&mut self, prices: &PriceBook) {
-        let mut pricer = Pricer::new(prices);
-        for event in &mut self.events {
-            pricer.price_event(event);
-        }
+    pub fn enrich(&mut self, enrichment: &Enrichment) {
+        enrichment.events(&mut self.events);
     }
 
     /// Remembers which client sent the payload, for `sdk_usage`.

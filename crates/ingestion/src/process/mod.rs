@@ -7,6 +7,7 @@
 //! merge keeps exactly one.
 
 mod batch;
+mod enrich;
 mod heartbeat;
 mod prices;
 mod route;
@@ -21,12 +22,12 @@ use object_store::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{IngestionSettings, MigrationSettings};
-use domain::pricing::PriceBook;
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 
 use batch::Batch;
+use enrich::Enrichment;
 pub use heartbeat::Heartbeat;
 pub use prices::Prices;
 pub use route::{Prepared, prepare_otlp};
@@ -188,11 +189,11 @@ impl Processor {
             .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
     }
 
-    async fn write(&self, batch: &Batch, prices: &PriceBook) -> storage::Result<()> {
+    async fn write(&self, batch: &Batch, enrichment: &Enrichment) -> storage::Result<()> {
         storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
         // Staged rows land in the partition of "now": never in one propagation may already have
         // taken (storage.md §2.4).
-        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), prices).await
+        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), enrichment).await
     }
 
     /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is
@@ -201,12 +202,12 @@ impl Processor {
         if batch.is_empty() {
             return;
         }
-        let prices = self.prices.current().await;
-        batch.price_events(&prices);
+        let enrichment = Enrichment::load(&self.prices, &self.postgres, batch).await;
+        batch.enrich(&enrichment);
         let mut delay = Duration::from_millis(200);
         loop {
             let started = Instant::now();
-            match self.write(batch, &prices).await {
+            match self.write(batch, &enrichment).await {
                 Ok(()) => {
                     tracing::debug!(
                         rows = batch.rows(),

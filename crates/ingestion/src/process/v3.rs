@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use domain::event::{Event, Level, ObservationType};
 use domain::legacy::{ObservationRecord, ObservationUpdate, ScoreRecord, TraceRecord, TraceUpdate};
-use domain::pricing::{PriceBook, Pricer};
 use storage::clickhouse::{ClickHouse, legacy};
 
+use super::enrich::Enrichment;
 use crate::otel::ConvertedSpan;
 
 /// v3 rows of one or more payloads, not yet merged with what is stored.
@@ -127,14 +127,11 @@ pub async fn write(
     ch: &ClickHouse,
     updates: &V3Updates,
     staging_clock_millis: i64,
-    prices: &PriceBook,
+    enrichment: &Enrichment,
 ) -> storage::Result<()> {
     let traces = merge_traces(ch, &updates.traces).await?;
     let mut observations = merge_observations(ch, &updates.observations).await?;
-    let mut pricer = Pricer::new(prices);
-    for observation in &mut observations {
-        pricer.price_observation(observation);
-    }
+    enrichment.observations(&mut observations);
     legacy::insert_traces(ch, &traces).await?;
     legacy::insert_observations(ch, &observations).await?;
     let mut staged: Vec<ObservationRecord> = observations

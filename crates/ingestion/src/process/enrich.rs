@@ -1,0 +1,67 @@
+//! What the worker adds to rows from PostgreSQL before inserting them: the model and computed cost
+//! of generations that report usage without cost (`domain::pricing`), and the id of the prompt a
+//! generation names by name and version. Both are best effort: when PostgreSQL cannot be read the
+//! rows are inserted without them rather than held back, since everything the SDK sent is kept.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use domain::event::Event;
+use domain::legacy::ObservationRecord;
+use domain::pricing::{PriceBook, Pricer};
+use storage::prompt_links::PromptIds;
+
+use super::Prices;
+use super::batch::Batch;
+
+pub struct Enrichment {
+    pub prices: Arc<PriceBook>,
+    pub prompts: PromptIds,
+}
+
+impl Enrichment {
+    pub async fn load(prices: &Prices, pool: &sqlx::PgPool, batch: &Batch) -> Self {
+        let mut keys = BTreeSet::new();
+        for event in batch.events() {
+            if let (false, Some(version)) = (event.prompt_name.is_empty(), event.prompt_version) {
+                keys.insert((event.project_id.clone(), event.prompt_name.clone(), version));
+            }
+        }
+        for update in &batch.v3().observations {
+            if let (Some(name), Some(version)) = (&update.prompt_name, update.prompt_version) {
+                keys.insert((update.project_id.clone(), name.clone(), version));
+            }
+        }
+        let keys: Vec<_> = keys.into_iter().collect();
+        let prompts = storage::prompt_links::prompt_ids(pool, &keys).await.unwrap_or_else(|error| {
+            tracing::warn!(%error, "cannot look up prompts; generations keep their prompt name and version only");
+            PromptIds::new()
+        });
+        Self { prices: prices.current().await, prompts }
+    }
+
+    fn prompt_id(&self, project: &str, name: &str, version: Option<u16>) -> Option<&String> {
+        self.prompts.get(&(project.to_owned(), name.to_owned(), version?))
+    }
+
+    pub fn events(&self, events: &mut [Event]) {
+        let mut pricer = Pricer::new(&self.prices);
+        for event in events {
+            pricer.price_event(event);
+            if let Some(id) = self.prompt_id(&event.project_id, &event.prompt_name, event.prompt_version) {
+                event.prompt_id.clone_from(id);
+            }
+        }
+    }
+
+    pub fn observations(&self, records: &mut [ObservationRecord]) {
+        let mut pricer = Pricer::new(&self.prices);
+        for record in records {
+            pricer.price_observation(record);
+            let name = record.prompt_name.as_deref().unwrap_or_default();
+            if let Some(id) = self.prompt_id(&record.project_id, name, record.prompt_version) {
+                record.prompt_id = Some(id.clone());
+            }
+        }
+    }
+}
