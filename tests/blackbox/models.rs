@@ -153,6 +153,11 @@ async fn the_worker_prices_usage_only_generations_and_links_their_prompts() {
 
     let usage = observation(&api, "g-usage").await;
     assert_eq!(usage["modelId"], "builtin-gpt-4o-mini");
+    assert_eq!(
+        (usage["inputPrice"].clone(), usage["outputPrice"].clone()),
+        (json!(1.5e-7), json!(6e-7)),
+        "{usage}"
+    );
     assert!(close(&usage["calculatedInputCost"], 1000.0 * 1.5e-7), "{usage}");
     assert!(close(&usage["calculatedOutputCost"], 500.0 * 6e-7), "{usage}");
     assert!(close(&usage["calculatedTotalCost"], 1000.0 * 1.5e-7 + 500.0 * 6e-7), "{usage}");
@@ -201,4 +206,9 @@ async fn the_worker_prices_usage_only_generations_and_links_their_prompts() {
     assert!(close(&event["costDetails"]["input"], 100.0 * 2.5e-6), "{event}");
     assert!(close(&event["totalCost"], 100.0 * 2.5e-6 + 50.0 * 1e-5), "{event}");
     assert_eq!(event["promptId"], prompt_id, "{event}");
+    assert_eq!(
+        (event["inputPrice"].clone(), event["totalPrice"].clone()),
+        (json!(2.5e-6), Value::Null),
+        "{event}"
+    );
 }

@@ -17,6 +17,7 @@ pub mod gate;
 pub mod latest;
 pub mod legacy;
 pub mod metrics;
+pub mod model_prices;
 pub mod observations;
 pub mod params;
 pub mod render;

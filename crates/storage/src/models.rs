@@ -1,6 +1,6 @@
 //! The model definitions the worker prices generations with (`models`, migration 0007).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
@@ -52,4 +52,24 @@ pub async fn price_book(pool: &PgPool) -> Result<PriceBook> {
         })
         .collect();
     Ok(PriceBook::new(models))
+}
+
+/// Prices per usage type of the given definitions, as reads show them next to an observation
+/// (`inputPrice`, …). Only the project's own and the built-in definitions are visible.
+pub async fn prices_by_id(
+    pool: &PgPool,
+    project: &str,
+    ids: &[String],
+) -> Result<HashMap<String, BTreeMap<String, f64>>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(String, Json<BTreeMap<String, f64>>)> = sqlx::query_as(
+        "SELECT id, prices FROM models WHERE id = ANY($2) AND (project_id = $1 OR project_id IS NULL)",
+    )
+    .bind(project)
+    .bind(ids)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|(id, prices)| (id, prices.0)).collect())
 }

@@ -75,11 +75,19 @@ impl Read {
     fn clickhouse(&self) -> &storage::clickhouse::ClickHouse {
         &self.state.stores.clickhouse
     }
+
+    /// Observations carry the id of the model they were priced with; its prices are in PostgreSQL.
+    async fn with_model_prices(&self, mut body: Value) -> Reply {
+        let ids = reads::model_prices::model_ids(&mut body);
+        let prices = storage::models::prices_by_id(&self.state.stores.postgres, &self.project, &ids).await?;
+        reads::model_prices::attach(&mut body, &prices);
+        Ok(Json(body))
+    }
 }
 
 async fn observations_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
     let r = Read::v4(s, a, q, "v2 observations API")?;
-    Ok(Json(reads::observations::list(r.clickhouse(), &r.project, &r.params).await?))
+    r.with_model_prices(reads::observations::list(r.clickhouse(), &r.project, &r.params).await?).await
 }
 
 async fn scores_v3(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
@@ -114,12 +122,13 @@ async fn trace(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>
 
 async fn observations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
     let r = Read::legacy(s, a, q)?;
-    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, None).await?))
+    r.with_model_prices(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, None).await?)
+        .await
 }
 
 async fn observation(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
     let r = Read::legacy(s, a, None)?;
-    Ok(Json(reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?))
+    r.with_model_prices(reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?).await
 }
 
 async fn spans(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
@@ -130,7 +139,8 @@ async fn spans(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery)
 async fn generations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
     let r = Read::legacy(s, a, q)?;
     let kind = Some("GENERATION");
-    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?))
+    r.with_model_prices(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?)
+        .await
 }
 
 async fn sessions(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
