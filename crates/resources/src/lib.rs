@@ -5,6 +5,7 @@
 //! transaction where several rows must change together, and answers with the JSON body the SDKs
 //! parse. Every query is scoped by project id: a key of one project never reaches another's rows.
 
+pub mod datasets;
 pub mod prompts;
 
 use reads::ReadError;
