@@ -4,6 +4,8 @@
 mod admin;
 mod batch;
 mod body;
+mod dataset_runs;
+mod datasets;
 mod health;
 mod otel;
 mod projects;
@@ -25,6 +27,8 @@ pub fn routes() -> Router<AppState> {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(datasets::routes())
+        .merge(dataset_runs::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }
