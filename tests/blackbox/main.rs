@@ -7,6 +7,7 @@ mod api;
 mod apps;
 mod auth;
 mod config;
+mod datasets;
 mod durability;
 mod fixtures;
 mod ingest_otlp;

@@ -7,6 +7,7 @@
 
 pub mod media;
 pub mod models;
+pub mod datasets;
 pub mod prompts;
 
 use reads::ReadError;

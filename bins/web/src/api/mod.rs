@@ -4,6 +4,8 @@
 mod admin;
 mod batch;
 mod body;
+mod dataset_runs;
+mod datasets;
 mod health;
 mod media;
 mod models;
@@ -29,6 +31,8 @@ pub fn routes() -> Router<AppState> {
         .merge(prompts::routes())
         .merge(models::routes())
         .merge(media::routes())
+        .merge(datasets::routes())
+        .merge(dataset_runs::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

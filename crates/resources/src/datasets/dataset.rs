@@ -1,0 +1,225 @@
+//! The datasets themselves: upsert by name, get by name, and the v2 and v1 lists.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::types::Json;
+use sqlx::{PgExecutor, PgPool};
+
+use reads::Params;
+use reads::params::PageRequest;
+
+use super::{DATASET_NOT_FOUND, NOW, present, require_name, shown, stored};
+use crate::prompts::timestamp;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct Dataset {
+    pub project_id: String,
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub metadata: Option<Json<Value>>,
+    pub input_schema: Option<Json<Value>>,
+    pub expected_output_schema: Option<Json<Value>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "project_id, id, name, description, metadata, input_schema, expected_output_schema, \
+                       created_at, updated_at";
+
+impl Dataset {
+    /// The Dataset object of the SDKs.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "metadata": shown(&self.metadata),
+            "inputSchema": shown(&self.input_schema),
+            "expectedOutputSchema": shown(&self.expected_output_schema),
+            "projectId": self.project_id,
+            "createdAt": timestamp(&self.created_at),
+            "updatedAt": timestamp(&self.updated_at),
+        })
+    }
+}
+
+/// The body of `POST /v2/datasets` (and v1). On an existing name, absent or null `description`
+/// and `metadata` keep what is stored; the schemas are replaced when sent, cleared when null.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewDataset {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub input_schema: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub expected_output_schema: Option<Value>,
+}
+
+/// A JSON Schema is an object; anything else is a mistake the caller should hear about now.
+fn check_schema(key: &str, schema: &Option<Value>) -> Result<()> {
+    match schema {
+        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+        Some(other) => {
+            Err(Error::bad_request(format!("`{key}` must be a JSON Schema object or null, got {other}")))
+        }
+    }
+}
+
+/// The dataset called `name`, or 404 `Dataset not found`.
+pub(crate) async fn find<'e>(db: impl PgExecutor<'e>, project: &str, name: &str) -> Result<Dataset> {
+    let sql = format!("SELECT {COLUMNS} FROM datasets WHERE project_id = $1 AND name = $2");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(name)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| Error::not_found(DATASET_NOT_FOUND))
+}
+
+async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dataset> {
+    require_name("name", &new.name)?;
+    check_schema("inputSchema", &new.input_schema)?;
+    check_schema("expectedOutputSchema", &new.expected_output_schema)?;
+    let sql = format!(
+        "INSERT INTO datasets AS d ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, {NOW}, {NOW}) \
+         ON CONFLICT (project_id, name) DO UPDATE SET \
+           description = COALESCE(EXCLUDED.description, d.description), \
+           metadata = COALESCE(EXCLUDED.metadata, d.metadata), \
+           input_schema = CASE WHEN $8 THEN EXCLUDED.input_schema ELSE d.input_schema END, \
+           expected_output_schema = CASE WHEN $9 THEN EXCLUDED.expected_output_schema \
+                                    ELSE d.expected_output_schema END, \
+           updated_at = EXCLUDED.updated_at \
+         RETURNING {COLUMNS}"
+    );
+    let replace_input_schema = new.input_schema.is_some();
+    let replace_output_schema = new.expected_output_schema.is_some();
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(&new.name)
+        .bind(&new.description)
+        .bind(stored(new.metadata))
+        .bind(stored(new.input_schema))
+        .bind(stored(new.expected_output_schema))
+        .bind(replace_input_schema)
+        .bind(replace_output_schema)
+        .fetch_one(pool)
+        .await?)
+}
+
+/// `POST /v2/datasets`: creates the dataset, or updates the one with that name.
+pub async fn upsert(pool: &PgPool, project: &str, new: NewDataset) -> Result<Value> {
+    Ok(upsert_row(pool, project, new).await?.to_json())
+}
+
+/// `POST /datasets` (v1): as v2, with the v1 object's `items` and `runs` (empty, as upstream).
+pub async fn upsert_v1(pool: &PgPool, project: &str, new: NewDataset) -> Result<Value> {
+    let mut body = upsert(pool, project, new).await?;
+    body["items"] = json!([]);
+    body["runs"] = json!([]);
+    Ok(body)
+}
+
+/// `GET /v2/datasets/{datasetName}`.
+pub async fn get(pool: &PgPool, project: &str, name: &str) -> Result<Value> {
+    Ok(find(pool, project, name).await?.to_json())
+}
+
+/// One page of datasets, newest first, and the count of all of them.
+async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<Dataset>, u64)> {
+    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM datasets WHERE project_id = $1")
+        .bind(project)
+        .fetch_one(pool)
+        .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM datasets WHERE project_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
+    );
+    let datasets = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(page.limit)
+        .bind(page.offset())
+        .fetch_all(pool)
+        .await?;
+    Ok((datasets, u64::try_from(total).unwrap_or_default()))
+}
+
+/// `GET /v2/datasets`.
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+    let request = PageRequest::parse(params)?;
+    let (datasets, total) = page(pool, project, &request).await?;
+    let data: Vec<Value> = datasets.iter().map(Dataset::to_json).collect();
+    Ok(json!({ "data": data, "meta": request.meta(total) }))
+}
+
+/// `(dataset id, value)` rows grouped by dataset id, in query order.
+fn grouped(rows: Vec<(String, String)>) -> HashMap<String, Vec<String>> {
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    for (dataset, value) in rows {
+        groups.entry(dataset).or_default().push(value);
+    }
+    groups
+}
+
+/// The names of each dataset's runs, newest first.
+async fn run_names(
+    pool: &PgPool,
+    project: &str,
+    datasets: &[String],
+) -> Result<HashMap<String, Vec<String>>> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT dataset_id, name FROM dataset_runs WHERE project_id = $1 AND dataset_id = ANY($2) \
+         ORDER BY created_at DESC, id",
+    )
+    .bind(project)
+    .bind(datasets)
+    .fetch_all(pool)
+    .await?;
+    Ok(grouped(rows))
+}
+
+/// `GET /datasets` (v1): each dataset with its active items' ids and its runs' names.
+pub async fn list_v1(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+    let request = PageRequest::parse(params)?;
+    let (datasets, total) = page(pool, project, &request).await?;
+    let ids: Vec<String> = datasets.iter().map(|d| d.id.clone()).collect();
+    let items: Vec<(String, String)> = sqlx::query_as(
+        "SELECT dataset_id, id FROM dataset_item_versions WHERE project_id = $1 AND dataset_id = ANY($2) \
+         AND valid_to IS NULL AND NOT is_deleted AND status = 'ACTIVE' ORDER BY created_at DESC, id",
+    )
+    .bind(project)
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    let mut items = grouped(items);
+    let mut runs = run_names(pool, project, &ids).await?;
+    let data: Vec<Value> = datasets
+        .iter()
+        .map(|dataset| {
+            let mut body = dataset.to_json();
+            body["items"] = json!(items.remove(&dataset.id).unwrap_or_default());
+            body["runs"] = json!(runs.remove(&dataset.id).unwrap_or_default());
+            body
+        })
+        .collect();
+    Ok(json!({ "data": data, "meta": request.meta(total) }))
+}
+
+/// `GET /datasets/{datasetName}` (v1): the dataset with its active items in full and its runs' names.
+pub async fn get_v1(pool: &PgPool, project: &str, name: &str) -> Result<Value> {
+    let dataset = find(pool, project, name).await?;
+    let items = super::items::current_active(pool, project, &dataset.id).await?;
+    let mut runs = run_names(pool, project, std::slice::from_ref(&dataset.id)).await?;
+    let mut body = dataset.to_json();
+    body["items"] = Value::Array(items.iter().map(super::items::ItemVersion::to_json).collect());
+    body["runs"] = json!(runs.remove(&dataset.id).unwrap_or_default());
+    Ok(body)
+}

@@ -1,0 +1,308 @@
+//! Dataset items: upsert by id, get, delete. Every write adds a version and closes the one before
+//! (see the migration), in one transaction under a per-item advisory lock, so concurrent writers
+//! of one item queue up instead of both closing the same version.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgExecutor, PgPool};
+
+use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
+use crate::prompts::timestamp;
+use crate::{Error, Result};
+
+/// One version of an item, with its dataset's name.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct ItemVersion {
+    pub id: String,
+    pub dataset_id: String,
+    pub dataset_name: String,
+    pub status: String,
+    pub input: Option<Json<Value>>,
+    pub expected_output: Option<Json<Value>>,
+    pub metadata: Option<Json<Value>>,
+    pub source_trace_id: Option<String>,
+    pub source_observation_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub valid_from: DateTime<Utc>,
+}
+
+/// Versions joined to their dataset; callers add `WHERE` on `v.` columns.
+pub(crate) const SELECT: &str = "SELECT v.id, v.dataset_id, d.name AS dataset_name, v.status, v.input, \
+    v.expected_output, v.metadata, v.source_trace_id, v.source_observation_id, v.created_at, v.valid_from \
+    FROM dataset_item_versions v JOIN datasets d ON d.project_id = v.project_id AND d.id = v.dataset_id";
+
+/// The versions that were current at `$N` (a nullable timestamptz): the current ones when it is
+/// NULL. Tombstones are never shown.
+pub(crate) fn current_at(placeholder: &str) -> String {
+    format!(
+        "NOT v.is_deleted AND CASE WHEN {placeholder}::timestamptz IS NULL THEN v.valid_to IS NULL \
+         ELSE v.valid_from <= {placeholder} AND (v.valid_to IS NULL OR v.valid_to > {placeholder}) END"
+    )
+}
+
+impl ItemVersion {
+    /// The DatasetItem object of the SDKs. `updatedAt` and `version` are when this version became
+    /// current. Media references are not resolved (no media store yet), so the list is empty.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "status": self.status,
+            "input": shown(&self.input),
+            "expectedOutput": shown(&self.expected_output),
+            "metadata": shown(&self.metadata),
+            "sourceTraceId": self.source_trace_id,
+            "sourceObservationId": self.source_observation_id,
+            "datasetId": self.dataset_id,
+            "datasetName": self.dataset_name,
+            "createdAt": timestamp(&self.created_at),
+            "updatedAt": timestamp(&self.valid_from),
+            "version": timestamp(&self.valid_from),
+            "mediaReferences": [],
+        })
+    }
+}
+
+/// The body of `POST /dataset-items`. On an existing id, absent or null fields keep their value.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewItem {
+    pub dataset_name: String,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub input: Option<Value>,
+    #[serde(default)]
+    pub expected_output: Option<Value>,
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    #[serde(default)]
+    pub source_trace_id: Option<String>,
+    #[serde(default)]
+    pub source_observation_id: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+/// The stored state of an item's current version, for carrying fields into the next one.
+#[derive(sqlx::FromRow)]
+struct Current {
+    dataset_id: String,
+    status: String,
+    input: Option<Json<Value>>,
+    expected_output: Option<Json<Value>>,
+    metadata: Option<Json<Value>>,
+    source_trace_id: Option<String>,
+    source_observation_id: Option<String>,
+    created_at: DateTime<Utc>,
+    valid_from: DateTime<Utc>,
+    is_deleted: bool,
+}
+
+async fn lock_item(tx: &mut PgConnection, project: &str, id: &str) -> Result<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1 || '/dataset-item/' || $2, 0))")
+        .bind(project)
+        .bind(id)
+        .execute(tx)
+        .await?;
+    Ok(())
+}
+
+async fn current(tx: &mut PgConnection, project: &str, id: &str) -> Result<Option<Current>> {
+    Ok(sqlx::query_as(
+        "SELECT dataset_id, status, input, expected_output, metadata, source_trace_id, source_observation_id, \
+         created_at, valid_from, is_deleted FROM dataset_item_versions \
+         WHERE project_id = $1 AND id = $2 AND valid_to IS NULL",
+    )
+    .bind(project)
+    .bind(id)
+    .fetch_optional(tx)
+    .await?)
+}
+
+/// Closes the current version of the item (if any) and returns when the next one starts: now, but
+/// always after the version it replaces and after the newest version in the dataset. So writes that
+/// follow each other get increasing versions even within one millisecond, and a `version` read at
+/// any write's time shows exactly the writes before it. (Truly concurrent writes to different
+/// items may share a millisecond; they were simultaneous.)
+async fn close_current(
+    tx: &mut PgConnection,
+    project: &str,
+    id: &str,
+    dataset_id: &str,
+    current: Option<&Current>,
+) -> Result<DateTime<Utc>> {
+    let sql = format!(
+        "SELECT GREATEST({VERSION_NOW}, $3 + interval '1 millisecond', \
+           (SELECT max(valid_from) FROM dataset_item_versions WHERE project_id = $1 AND dataset_id = $2) \
+             + interval '1 millisecond')"
+    );
+    let (next,): (DateTime<Utc>,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(dataset_id)
+        .bind(current.map(|c| c.valid_from))
+        .fetch_one(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE dataset_item_versions SET valid_to = $3 WHERE project_id = $1 AND id = $2 AND valid_to IS NULL",
+    )
+    .bind(project)
+    .bind(id)
+    .bind(next)
+    .execute(&mut *tx)
+    .await?;
+    Ok(next)
+}
+
+/// The current version of an item, any status.
+async fn fetch_current<'e>(db: impl PgExecutor<'e>, project: &str, id: &str) -> Result<Option<ItemVersion>> {
+    let sql = format!("{SELECT} WHERE v.project_id = $1 AND v.id = $2 AND {}", current_at("$3"));
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(id)
+        .bind(None::<DateTime<Utc>>)
+        .fetch_optional(db)
+        .await?)
+}
+
+fn check_status(status: Option<&str>) -> Result<()> {
+    match status {
+        None | Some("ACTIVE" | "ARCHIVED") => Ok(()),
+        Some(other) => Err(Error::bad_request(format!("`status` must be ACTIVE or ARCHIVED, got `{other}`"))),
+    }
+}
+
+/// `POST /dataset-items`: a new item (a fresh id when none is given), or the next version of the
+/// item with that id. An id that lives in another dataset of the project is refused with a 404,
+/// as upstream does.
+pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<Value> {
+    check_status(new.status.as_deref())?;
+    if new.id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+        return Err(Error::bad_request("`id` must not be empty when given"));
+    }
+    let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+
+    let mut tx = pool.begin().await?;
+    let dataset = super::dataset::find(&mut *tx, project, &new.dataset_name).await?;
+    lock_item(&mut tx, project, &id).await?;
+    let current = current(&mut tx, project, &id).await?;
+    // A deleted item's id is free again: the next write starts a new item.
+    let live = current.as_ref().filter(|c| !c.is_deleted);
+    if live.is_some_and(|live| live.dataset_id != dataset.id) {
+        return Err(Error::not_found(format!(
+            "The dataset item with id {id} already exists in a dataset other than {}",
+            dataset.name
+        )));
+    }
+    let keep = |given: Option<Value>, old: Option<&Option<Json<Value>>>| {
+        stored(given).or_else(|| old.and_then(|old| old.clone()))
+    };
+    let input = keep(new.input, live.map(|l| &l.input));
+    let expected_output = keep(new.expected_output, live.map(|l| &l.expected_output));
+    let metadata = keep(new.metadata, live.map(|l| &l.metadata));
+    let source_trace_id = new.source_trace_id.or_else(|| live.and_then(|l| l.source_trace_id.clone()));
+    let source_observation_id =
+        new.source_observation_id.or_else(|| live.and_then(|l| l.source_observation_id.clone()));
+    let status = new.status.or_else(|| live.map(|l| l.status.clone())).unwrap_or_else(|| "ACTIVE".to_owned());
+
+    let valid_from = close_current(&mut tx, project, &id, &dataset.id, current.as_ref()).await?;
+    let created_at = live.map_or(valid_from, |l| l.created_at);
+    sqlx::query(
+        "INSERT INTO dataset_item_versions (project_id, id, dataset_id, status, input, expected_output, metadata, \
+         source_trace_id, source_observation_id, created_at, valid_from) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(project)
+    .bind(&id)
+    .bind(&dataset.id)
+    .bind(&status)
+    .bind(input)
+    .bind(expected_output)
+    .bind(metadata)
+    .bind(source_trace_id)
+    .bind(source_observation_id)
+    .bind(created_at)
+    .bind(valid_from)
+    .execute(&mut *tx)
+    .await?;
+    let item =
+        fetch_current(&mut *tx, project, &id).await?.ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))?;
+    tx.commit().await?;
+    Ok(item.to_json())
+}
+
+/// `GET /dataset-items/{id}`: the current version, whatever its status.
+pub async fn get_item(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+    let item = fetch_current(pool, project, id).await?.ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))?;
+    Ok(item.to_json())
+}
+
+/// `DELETE /dataset-items/{id}`: the item gets a deleted version, so it is gone from now on but
+/// still listed by a `version` before the deletion.
+pub async fn delete_item(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+    let mut tx = pool.begin().await?;
+    lock_item(&mut tx, project, id).await?;
+    let current = current(&mut tx, project, id).await?.filter(|c| !c.is_deleted);
+    let Some(current) = current else { return Err(Error::not_found(ITEM_NOT_FOUND)) };
+    let deleted_at = close_current(&mut tx, project, id, &current.dataset_id, Some(&current)).await?;
+    sqlx::query(
+        "INSERT INTO dataset_item_versions (project_id, id, dataset_id, status, input, expected_output, metadata, \
+         source_trace_id, source_observation_id, created_at, valid_from, is_deleted) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true)",
+    )
+    .bind(project)
+    .bind(id)
+    .bind(&current.dataset_id)
+    .bind(&current.status)
+    .bind(&current.input)
+    .bind(&current.expected_output)
+    .bind(&current.metadata)
+    .bind(&current.source_trace_id)
+    .bind(&current.source_observation_id)
+    .bind(current.created_at)
+    .bind(deleted_at)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(json!({ "message": "Dataset item successfully deleted" }))
+}
+
+/// The version of an item a run used: current, or the one current at `version`; active only.
+pub(crate) async fn active_at(
+    pool: &PgPool,
+    project: &str,
+    id: &str,
+    version: Option<DateTime<Utc>>,
+) -> Result<ItemVersion> {
+    let sql = format!(
+        "{SELECT} WHERE v.project_id = $1 AND v.id = $2 AND v.status = 'ACTIVE' AND {}",
+        current_at("$3")
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(id)
+        .bind(version)
+        .fetch_optional(pool)
+        .await?
+        .ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))
+}
+
+/// The active items of a dataset as they are now, newest first (the v1 dataset object).
+pub(crate) async fn current_active(
+    pool: &PgPool,
+    project: &str,
+    dataset_id: &str,
+) -> Result<Vec<ItemVersion>> {
+    let sql = format!(
+        "{SELECT} WHERE v.project_id = $1 AND v.dataset_id = $2 AND v.status = 'ACTIVE' AND {} \
+         ORDER BY v.created_at DESC, v.id",
+        current_at("$3")
+    );
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(dataset_id)
+        .bind(None::<DateTime<Utc>>)
+        .fetch_all(pool)
+        .await?)
+}

@@ -1,0 +1,247 @@
+//! Dataset run items: creating one (and its run, implicitly) and listing a run's items.
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
+
+use reads::params::{PageRequest, parse_datetime};
+use reads::{Params, ReadError};
+use storage::clickhouse::ClickHouse;
+
+use super::clickhouse::{RunItemRow, insert_run_item};
+use super::items::{ItemVersion, active_at};
+use super::{NOW, require_name};
+use crate::prompts::timestamp;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct RunItem {
+    pub id: String,
+    pub dataset_run_id: String,
+    pub dataset_run_name: String,
+    pub dataset_item_id: String,
+    pub trace_id: String,
+    pub observation_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+const SELECT: &str = "SELECT i.id, i.dataset_run_id, r.name AS dataset_run_name, i.dataset_item_id, i.trace_id, \
+    i.observation_id, i.created_at, i.updated_at \
+    FROM dataset_run_items i JOIN dataset_runs r ON r.project_id = i.project_id AND r.id = i.dataset_run_id";
+
+impl RunItem {
+    /// The DatasetRunItem object of the SDKs.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "datasetRunId": self.dataset_run_id,
+            "datasetRunName": self.dataset_run_name,
+            "datasetItemId": self.dataset_item_id,
+            "traceId": self.trace_id,
+            "observationId": self.observation_id,
+            "createdAt": timestamp(&self.created_at),
+            "updatedAt": timestamp(&self.updated_at),
+        })
+    }
+}
+
+/// A run's items, newest first; all of them, or one page.
+pub(crate) async fn of_run(
+    pool: &PgPool,
+    project: &str,
+    run_id: &str,
+    page: Option<&PageRequest>,
+) -> Result<Vec<RunItem>> {
+    let sql = format!(
+        "{SELECT} WHERE i.project_id = $1 AND i.dataset_run_id = $2 ORDER BY i.created_at DESC, i.id \
+         LIMIT $3 OFFSET $4"
+    );
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(run_id)
+        .bind(page.map(|p| p.limit))
+        .bind(page.map_or(0, PageRequest::offset))
+        .fetch_all(pool)
+        .await?)
+}
+
+/// The body of `POST /dataset-run-items`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewRunItem {
+    pub run_name: String,
+    #[serde(default)]
+    pub run_description: Option<String>,
+    #[serde(default)]
+    pub metadata: Option<Value>,
+    pub dataset_item_id: String,
+    #[serde(default)]
+    pub observation_id: Option<String>,
+    #[serde(default)]
+    pub trace_id: Option<String>,
+    /// The item version to link (the items as they were at this time); the current one if absent.
+    #[serde(default)]
+    pub dataset_version: Option<String>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+}
+
+fn datetime(key: &str, raw: Option<&str>) -> Result<Option<DateTime<Utc>>> {
+    Ok(raw.map(|raw| parse_datetime(key, raw)).transpose()?.map(|at| at.trunc_subsecs(3)))
+}
+
+/// The run's metadata from the body: an object as sent (anything else under `metadata`), plus the
+/// dataset version the run used. `None` when there is nothing to set.
+fn run_metadata(metadata: Option<Value>, version: Option<DateTime<Utc>>) -> Option<Value> {
+    let mut object = match metadata {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(object)) => object,
+        Some(other) => Map::from_iter([("metadata".to_owned(), other)]),
+    };
+    if let Some(version) = version {
+        object.insert("dataset_version".to_owned(), json!(timestamp(&version)));
+    }
+    (!object.is_empty()).then_some(Value::Object(object))
+}
+
+/// The trace a run item points at: `traceId`, or the trace of `observationId` in the v3 table.
+async fn trace_of(clickhouse: &ClickHouse, project: &str, new: &NewRunItem) -> Result<String> {
+    if let Some(trace) = &new.trace_id {
+        return Ok(trace.clone());
+    }
+    let observation_id = new.observation_id.as_deref().unwrap_or_default();
+    match reads::legacy::observations::get(clickhouse, project, observation_id).await {
+        Ok(observation) => observation["traceId"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| Error::not_found("Trace not found")),
+        Err(ReadError::NotFound(_)) => Err(Error::not_found("Observation not found")),
+        Err(other) => Err(other.into()),
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct UpsertedRun {
+    id: String,
+    description: Option<String>,
+    metadata: Json<Value>,
+    created_at: DateTime<Utc>,
+}
+
+/// Creates the run on its first item; later items update its description and metadata when they
+/// carry them. The row stays locked until the transaction ends, so a deletion waits for it.
+async fn upsert_run(
+    tx: &mut PgConnection,
+    project: &str,
+    item: &ItemVersion,
+    new: &NewRunItem,
+    metadata: Option<Value>,
+    created_at: Option<DateTime<Utc>>,
+) -> Result<UpsertedRun> {
+    let sql = format!(
+        "INSERT INTO dataset_runs AS r (project_id, id, dataset_id, name, description, metadata, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, COALESCE($6, '{{}}'::jsonb), COALESCE($7, {NOW}), COALESCE($7, {NOW})) \
+         ON CONFLICT (project_id, dataset_id, name) DO UPDATE SET \
+           description = COALESCE($5, r.description), metadata = COALESCE($6, r.metadata), \
+           updated_at = CASE WHEN $5::text IS NULL AND $6::jsonb IS NULL THEN r.updated_at ELSE {NOW} END \
+         RETURNING r.id, r.description, r.metadata, r.created_at"
+    );
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(&item.dataset_id)
+        .bind(&new.run_name)
+        .bind(&new.run_description)
+        .bind(metadata.map(Json))
+        .bind(created_at)
+        .fetch_one(tx)
+        .await?)
+}
+
+/// `POST /dataset-run-items`: links the item (as it is, or as it was at `datasetVersion`) to a
+/// trace in the run `runName`, in PostgreSQL and in ClickHouse. The ClickHouse row is written
+/// before PostgreSQL commits: a failed insert rolls the run item back, so the two never disagree
+/// about an item a client was told exists.
+pub async fn create_run_item(
+    pool: &PgPool,
+    clickhouse: &ClickHouse,
+    project: &str,
+    mut new: NewRunItem,
+) -> Result<Value> {
+    require_name("runName", &new.run_name)?;
+    new.trace_id = new.trace_id.take().filter(|id| !id.is_empty());
+    new.observation_id = new.observation_id.take().filter(|id| !id.is_empty());
+    if new.trace_id.is_none() && new.observation_id.is_none() {
+        return Err(Error::bad_request("observationId or traceId must be provided"));
+    }
+    let version = datetime("datasetVersion", new.dataset_version.as_deref())?;
+    let created_at = datetime("createdAt", new.created_at.as_deref())?;
+    let item = active_at(pool, project, &new.dataset_item_id, version).await?;
+    let trace_id = trace_of(clickhouse, project, &new).await?;
+
+    let mut tx = pool.begin().await?;
+    let metadata = run_metadata(new.metadata.take(), version);
+    let run = upsert_run(&mut tx, project, &item, &new, metadata, created_at).await?;
+    let sql = format!(
+        "INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, dataset_item_version, \
+         trace_id, observation_id, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, {NOW}), COALESCE($8, {NOW})) RETURNING created_at"
+    );
+    let id = uuid::Uuid::new_v4().to_string();
+    let (created_at,): (DateTime<Utc>,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(&id)
+        .bind(&run.id)
+        .bind(&item.id)
+        .bind(item.valid_from)
+        .bind(&trace_id)
+        .bind(&new.observation_id)
+        .bind(created_at)
+        .fetch_one(&mut *tx)
+        .await?;
+    let stored = RunItem {
+        id,
+        dataset_run_id: run.id.clone(),
+        dataset_run_name: new.run_name,
+        dataset_item_id: item.id.clone(),
+        trace_id,
+        observation_id: new.observation_id,
+        created_at,
+        updated_at: created_at,
+    };
+    let row = RunItemRow::new(project, &stored, &item, run.description, &run.metadata.0, run.created_at);
+    insert_run_item(clickhouse, row).await?;
+    tx.commit().await?;
+    Ok(stored.to_json())
+}
+
+/// `GET /dataset-run-items?datasetId=&runName=`: one page of the run's items, newest first.
+pub async fn list_run_items(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+    let page = PageRequest::parse(params)?;
+    let (Some(dataset_id), Some(run_name)) = (params.string("datasetId"), params.string("runName")) else {
+        return Err(Error::bad_request("`datasetId` and `runName` are both required"));
+    };
+    let run: Option<(String,)> =
+        sqlx::query_as("SELECT id FROM dataset_runs WHERE project_id = $1 AND dataset_id = $2 AND name = $3")
+            .bind(project)
+            .bind(&dataset_id)
+            .bind(&run_name)
+            .fetch_optional(pool)
+            .await?;
+    let Some((run_id,)) = run else {
+        return Err(Error::not_found("Dataset run not found for the given project and dataset id"));
+    };
+    let (total,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM dataset_run_items WHERE project_id = $1 AND dataset_run_id = $2",
+    )
+    .bind(project)
+    .bind(&run_id)
+    .fetch_one(pool)
+    .await?;
+    let items = of_run(pool, project, &run_id, Some(&page)).await?;
+    let data: Vec<Value> = items.iter().map(RunItem::to_json).collect();
+    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+}
