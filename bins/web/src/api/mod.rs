@@ -4,11 +4,13 @@
 mod admin;
 mod batch;
 mod body;
+mod comments;
 mod health;
 mod otel;
 mod projects;
 mod prompts;
 mod reads;
+mod score_configs;
 
 use axum::Router;
 use axum::http::Uri;
@@ -25,6 +27,8 @@ pub fn routes() -> Router<AppState> {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(comments::routes())
+        .merge(score_configs::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }
