@@ -6,6 +6,7 @@
 mod api;
 mod apps;
 mod auth;
+mod comments_and_score_configs;
 mod config;
 mod datasets;
 mod durability;

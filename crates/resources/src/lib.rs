@@ -5,10 +5,12 @@
 //! transaction where several rows must change together, and answers with the JSON body the SDKs
 //! parse. Every query is scoped by project id: a key of one project never reaches another's rows.
 
+pub mod comments;
+pub mod datasets;
 pub mod media;
 pub mod models;
-pub mod datasets;
 pub mod prompts;
+pub mod score_configs;
 
 use reads::ReadError;
 

@@ -3,7 +3,8 @@
 //!
 //! Each request is validated here, so the response accounts for every event; what is valid is
 //! stored as a batch payload and queued, exactly like OTLP exports. Single objects are wrapped
-//! into a one-event batch, so the worker has one legacy path.
+//! into a one-event batch, so the worker has one legacy path. Scores that name a score config by
+//! `configId` are checked against it here too, since only web can still refuse them.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -11,13 +12,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
 use bytes::Bytes;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use domain::config::WriteMode;
 use ingestion::accept::Sender;
 use ingestion::batch::{
-    BatchContext, BatchError, ParsedBatch, SingleKind, parse_batch, parse_scores, parse_single,
+    BatchContext, BatchError, EventResult, ParsedBatch, SingleKind, parse_batch, parse_scores, parse_single,
 };
+use resources::score_configs::ScoreConfigs;
 
 use crate::app::AppState;
 use crate::auth::{ProjectAuth, authenticate_project_or_scores};
@@ -84,8 +86,13 @@ async fn batch(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let (sender, body) = scores_or_project_request(&state, &headers, body).await?;
     let context = context(&state, &sender);
-    let bytes = body.clone();
-    let parsed = parse(move || parse_batch(&bytes, &context)).await?;
+    let (bytes, batch_context) = (body.clone(), context.clone());
+    let parsed = parse(move || parse_batch(&bytes, &batch_context)).await?;
+    let (body, parsed) = if names_score_configs(&parsed) {
+        fit_batch_scores(&state, context, body).await?
+    } else {
+        (body, parsed)
+    };
     for log in &parsed.logs {
         tracing::info!(project_id = %sender.project_id, sdk_log = %log, "sdk-log event");
     }
@@ -106,10 +113,13 @@ async fn scores(
     let (parsed, ids) = parse(move || parse_scores(&bytes, &context)).await?;
     reject_event_errors(&parsed)?;
     let values: Value = serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let items = match values {
+    let mut items = match values {
         Value::Array(items) => items,
         single => vec![single],
     };
+    if names_score_configs(&parsed) {
+        fit_scores(&state, &sender, &mut items, &ids, is_array).await?;
+    }
     let events: Vec<Value> =
         items.into_iter().zip(&ids).map(|(mut item, id)| envelope("score-create", id, &mut item)).collect();
     accept_wrapped(&state, &sender, events).await?;
@@ -179,4 +189,93 @@ async fn accept_wrapped(state: &AppState, sender: &Sender, events: Vec<Value>) -
     let payload =
         serde_json::to_vec(&json!({ "batch": events })).map_err(|e| ApiError::internal(e.to_string()))?;
     state.acceptor.accept_batch(sender, Bytes::from(payload)).await.map_err(accept_error)
+}
+
+fn names_score_configs(parsed: &ParsedBatch) -> bool {
+    parsed.scores.iter().any(|score| score.config_id.is_some())
+}
+
+/// The batch as it is to be stored, and its answer, once the scores that name a `configId` are
+/// checked against their configs. A refused score-create event is dropped from the batch and
+/// answered with a 400 entry; the valid events around it are still accepted. A fitting score is
+/// stored as its config says (`ScoreConfigs::fit`). The rewritten batch is parsed again, so the
+/// 207 accounts for exactly what the worker will read; an event refused by its config is not in
+/// it, and is reported once, with the config's reason, even if it is malformed in other ways too.
+async fn fit_batch_scores(
+    state: &AppState,
+    context: BatchContext,
+    body: Bytes,
+) -> Result<(Bytes, ParsedBatch), ApiError> {
+    let mut request: Value =
+        parse(move || serde_json::from_slice(&body).map_err(|e| BatchError::NotJson(e.to_string()))).await?;
+    // `parse_batch` accepted this body, so `batch` is an array.
+    let events = request
+        .get_mut("batch")
+        .and_then(Value::as_array_mut)
+        .ok_or(BatchError::MissingBatch)
+        .map_err(invalid)?;
+    let configs = ScoreConfigs::lookup(
+        &state.stores.postgres,
+        &context.project_id,
+        events.iter().filter_map(|event| score_body(event)),
+    )
+    .await?;
+    let mut refused = Vec::new();
+    events.retain_mut(|event| {
+        let id = event.get("id").and_then(Value::as_str).unwrap_or("unknown").to_owned();
+        match score_body_mut(event).map(|score| configs.fit(score)) {
+            Some(Err(rule)) => {
+                refused.push(EventResult::invalid(id, rule));
+                false
+            }
+            _ => true,
+        }
+    });
+    let (bytes, mut parsed) = parse(move || {
+        let bytes = serde_json::to_vec(&request).map_err(|e| BatchError::NotJson(e.to_string()))?;
+        let parsed = parse_batch(&bytes, &context)?;
+        Ok((Bytes::from(bytes), parsed))
+    })
+    .await?;
+    parsed.errors.extend(refused);
+    Ok((bytes, parsed))
+}
+
+fn is_score_create(event: &Value) -> bool {
+    event.get("type").and_then(Value::as_str) == Some("score-create")
+}
+
+/// The body of a score-create event.
+fn score_body(event: &Value) -> Option<&Map<String, Value>> {
+    if is_score_create(event) { event.get("body")?.as_object() } else { None }
+}
+
+fn score_body_mut(event: &mut Value) -> Option<&mut Map<String, Value>> {
+    if is_score_create(event) { event.get_mut("body")?.as_object_mut() } else { None }
+}
+
+/// `POST /scores` is all or nothing: the first score that does not fit its config refuses the
+/// request, with the rule it broke. Fitting scores are stored as their configs say
+/// (`ScoreConfigs::fit`), and parsed again so that what is stored is what was validated.
+async fn fit_scores(
+    state: &AppState,
+    sender: &Sender,
+    items: &mut [Value],
+    ids: &[String],
+    is_array: bool,
+) -> Result<(), ApiError> {
+    let pool = &state.stores.postgres;
+    let configs =
+        ScoreConfigs::lookup(pool, &sender.project_id, items.iter().filter_map(Value::as_object)).await?;
+    for (item, id) in items.iter_mut().zip(ids) {
+        if let Some(score) = item.as_object_mut()
+            && let Err(rule) = configs.fit(score)
+        {
+            return Err(ApiError::bad_request(if is_array { format!("Score {id}: {rule}") } else { rule }));
+        }
+    }
+    let bytes = serde_json::to_vec(items).map_err(|e| ApiError::internal(e.to_string()))?;
+    let context = context(state, sender);
+    let (parsed, _) = parse(move || parse_scores(&bytes, &context)).await?;
+    reject_event_errors(&parsed)
 }

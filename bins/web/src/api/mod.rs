@@ -4,6 +4,7 @@
 mod admin;
 mod batch;
 mod body;
+mod comments;
 mod dataset_runs;
 mod datasets;
 mod health;
@@ -13,6 +14,7 @@ mod otel;
 mod projects;
 mod prompts;
 mod reads;
+mod score_configs;
 
 use axum::Router;
 use axum::http::Uri;
@@ -33,6 +35,8 @@ pub fn routes() -> Router<AppState> {
         .merge(media::routes())
         .merge(datasets::routes())
         .merge(dataset_runs::routes())
+        .merge(comments::routes())
+        .merge(score_configs::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

@@ -1,0 +1,44 @@
+//! Comments (`/api/public/comments…`): thin handlers over `resources::comments`.
+
+use axum::extract::{Path, RawQuery, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::Value;
+
+use resources::comments::{self, NewComment};
+
+use super::body::JsonBody;
+use super::reads::params;
+use crate::app::AppState;
+use crate::auth::ProjectAuth;
+use crate::error::ApiError;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/public/comments", get(list).post(create))
+        .route("/api/public/comments/{comment_id}", get(fetch))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    JsonBody(new): JsonBody<NewComment>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(comments::create(&state.stores.postgres, &auth.project.id, new).await?))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(comments::list(&state.stores.postgres, &auth.project.id, &params(query)).await?))
+}
+
+async fn fetch(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    Path(comment_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(comments::get(&state.stores.postgres, &auth.project.id, &comment_id).await?))
+}

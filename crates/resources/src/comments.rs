@@ -1,0 +1,200 @@
+//! Comments (`/api/public/comments`): free text a project attaches to one of its traces,
+//! observations, sessions or prompts. Written once, never edited through the public API.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+
+use reads::Params;
+use reads::params::PageRequest;
+
+use crate::prompts::timestamp;
+use crate::{Error, Result};
+
+/// What a comment can be attached to (the SDK's `CommentObjectType`).
+pub const OBJECT_TYPES: [&str; 4] = ["TRACE", "OBSERVATION", "SESSION", "PROMPT"];
+
+/// The limit Python SDK 5.0.4 documents for `content` (older servers allowed 3000).
+pub const MAX_CONTENT_CHARS: usize = 5000;
+
+/// The body of `POST /api/public/comments` (the SDK's `CreateCommentRequest`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewComment {
+    pub project_id: String,
+    pub object_type: String,
+    pub object_id: String,
+    pub content: String,
+    #[serde(default)]
+    pub author_user_id: Option<String>,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct StoredComment {
+    id: String,
+    project_id: String,
+    object_type: String,
+    object_id: String,
+    content: String,
+    author_user_id: Option<String>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str =
+    "id, project_id, object_type, object_id, content, author_user_id, created_at, updated_at";
+
+impl StoredComment {
+    /// The SDK's `Comment`.
+    fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "projectId": self.project_id,
+            "createdAt": timestamp(&self.created_at),
+            "updatedAt": timestamp(&self.updated_at),
+            "objectType": self.object_type,
+            "objectId": self.object_id,
+            "content": self.content,
+            "authorUserId": self.author_user_id,
+        })
+    }
+}
+
+fn object_type(raw: &str) -> Result<&'static str> {
+    OBJECT_TYPES.iter().copied().find(|known| *known == raw).ok_or_else(|| {
+        Error::bad_request(format!("`objectType` must be one of {}, got `{raw}`", OBJECT_TYPES.join(", ")))
+    })
+}
+
+/// The rules of a new comment; returns its object type.
+fn validate(project: &str, new: &NewComment) -> Result<&'static str> {
+    // The body names the project although the key already does; a mismatch is a client mistake
+    // (a key of one project used for another), never a way to write elsewhere.
+    if new.project_id != project {
+        return Err(Error::bad_request(format!(
+            "`projectId` `{}` is not the project of this API key (`{project}`)",
+            new.project_id
+        )));
+    }
+    let kind = object_type(&new.object_type)?;
+    if new.object_id.trim().is_empty() {
+        return Err(Error::bad_request("`objectId` must not be empty"));
+    }
+    if new.content.trim().is_empty() {
+        return Err(Error::bad_request("`content` must not be empty"));
+    }
+    let length = new.content.chars().count();
+    if length > MAX_CONTENT_CHARS {
+        return Err(Error::bad_request(format!(
+            "`content` must be at most {MAX_CONTENT_CHARS} characters long, got {length}"
+        )));
+    }
+    Ok(kind)
+}
+
+/// `POST /api/public/comments`: `{"id"}` of the new comment.
+pub async fn create(pool: &PgPool, project: &str, new: NewComment) -> Result<Value> {
+    let kind = validate(project, &new)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    sqlx::query(
+        "INSERT INTO comments (id, project_id, object_type, object_id, content, author_user_id) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&id)
+    .bind(project)
+    .bind(kind)
+    .bind(&new.object_id)
+    .bind(&new.content)
+    .bind(new.author_user_id.filter(|author| !author.is_empty()))
+    .execute(pool)
+    .await?;
+    Ok(json!({ "id": id }))
+}
+
+/// `GET /api/public/comments/{commentId}`.
+pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+    let sql = format!("SELECT {COLUMNS} FROM comments WHERE project_id = $1 AND id = $2");
+    let comment: Option<StoredComment> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
+    comment
+        .map(|comment| comment.to_json())
+        .ok_or_else(|| Error::not_found("Comment not found within authorized project"))
+}
+
+/// The list's filters; each narrows the comments considered.
+const FILTER: &str = "project_id = $1 AND ($2::text IS NULL OR object_type = $2) \
+                      AND ($3::text IS NULL OR object_id = $3) AND ($4::text IS NULL OR author_user_id = $4)";
+
+/// `GET /api/public/comments?objectType=&objectId=&authorUserId=&page=&limit=`, newest first.
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+    let page = PageRequest::parse(params)?;
+    let kind = params.get("objectType").map(object_type).transpose()?;
+    let object_id = params.string("objectId");
+    // Ids of different object types may collide; an id alone does not say which object is meant.
+    if object_id.is_some() && kind.is_none() {
+        return Err(Error::bad_request("`objectId` needs `objectType`: ids are unique per object type only"));
+    }
+    let author = params.string("authorUserId");
+
+    let (total,): (i64,) =
+        sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM comments WHERE {FILTER}")))
+            .bind(project)
+            .bind(kind)
+            .bind(&object_id)
+            .bind(&author)
+            .fetch_one(pool)
+            .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM comments WHERE {FILTER} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6"
+    );
+    let comments: Vec<StoredComment> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(kind)
+        .bind(&object_id)
+        .bind(&author)
+        .bind(page.limit)
+        .bind(page.offset())
+        .fetch_all(pool)
+        .await?;
+    let data: Vec<Value> = comments.iter().map(StoredComment::to_json).collect();
+    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comment(project_id: &str, object_type: &str, content: &str) -> NewComment {
+        NewComment {
+            project_id: project_id.to_owned(),
+            object_type: object_type.to_owned(),
+            object_id: "trace-1".to_owned(),
+            content: content.to_owned(),
+            author_user_id: None,
+        }
+    }
+
+    fn refusal(new: &NewComment) -> String {
+        validate("p", new).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_valid_comment_passes_with_its_object_type() {
+        assert_eq!(validate("p", &comment("p", "SESSION", "looks good")).unwrap(), "SESSION");
+        let longest = "é".repeat(MAX_CONTENT_CHARS);
+        assert!(validate("p", &comment("p", "TRACE", &longest)).is_ok(), "characters, not bytes, count");
+    }
+
+    #[test]
+    fn each_rule_is_named_in_its_refusal() {
+        assert!(refusal(&comment("other", "TRACE", "x")).contains("`projectId` `other`"));
+        assert!(refusal(&comment("p", "trace", "x")).contains("`objectType` must be one of TRACE"));
+        assert!(refusal(&comment("p", "TRACE", " \n")).contains("`content` must not be empty"));
+        let too_long = "x".repeat(MAX_CONTENT_CHARS + 1);
+        assert!(refusal(&comment("p", "TRACE", &too_long)).contains("at most 5000 characters"));
+        let mut no_object = comment("p", "PROMPT", "x");
+        no_object.object_id = String::new();
+        assert!(refusal(&no_object).contains("`objectId` must not be empty"));
+    }
+}

@@ -1,0 +1,220 @@
+//! Whether a score fits the config it names: pure rules, applied at ingestion before a score is
+//! accepted (web checks every score with a `configId`, in `POST /scores` and in batches).
+
+use serde_json::{Map, Value};
+
+use super::{DataType, ScoreConfig};
+
+/// The rules, in the order they are checked: the config is not archived, the score's `dataType`
+/// (when it has one) is the config's, and the value fits the data type — a number within
+/// `[minValue, maxValue]` for NUMERIC; a category label (string) or a category value (number) for
+/// CATEGORICAL; 0 or 1 for BOOLEAN; a string for TEXT.
+///
+/// Returns the value to store: the category's label for a CATEGORICAL score given by value (scores
+/// of categorical data carry the label), the value itself otherwise.
+pub fn check(config: &ScoreConfig, data_type: Option<&str>, value: &Value) -> Result<Value, String> {
+    let name = &config.name;
+    if config.is_archived {
+        return Err(format!(
+            "Score config '{name}' is archived and cannot be used for new scores; restore it first"
+        ));
+    }
+    let expected = config.data_type.as_str();
+    if let Some(given) = data_type
+        && given != expected
+    {
+        return Err(format!(
+            "Data type mismatch based on score config '{name}': expected {expected}, got {given}"
+        ));
+    }
+    let refused = |rule: &str| format!("Score config '{name}' is {expected}: {rule}, got {}", shown(value));
+    match (config.data_type, value) {
+        (DataType::Numeric, Value::Number(number)) => {
+            let number = number.as_f64().unwrap_or_default();
+            if let Some(min) = config.min_value.filter(|min| number < *min) {
+                return Err(format!("Value {number} is below the minimum {min} of score config '{name}'"));
+            }
+            if let Some(max) = config.max_value.filter(|max| number > *max) {
+                return Err(format!("Value {number} is above the maximum {max} of score config '{name}'"));
+            }
+            Ok(value.clone())
+        }
+        (DataType::Numeric, _) => Err(refused("the value must be a number")),
+        (DataType::Boolean, Value::Number(number)) if matches!(number.as_f64(), Some(v) if v == 0.0 || v == 1.0) => {
+            Ok(value.clone())
+        }
+        (DataType::Boolean, _) => Err(refused("the value must be 0 or 1")),
+        (DataType::Categorical, Value::String(label)) => {
+            match categories(config).iter().find(|category| category.label == *label) {
+                Some(_) => Ok(value.clone()),
+                None => Err(format!(
+                    "Value '{label}' is not a category of score config '{name}': expected one of {}",
+                    listed(config)
+                )),
+            }
+        }
+        (DataType::Categorical, Value::Number(number)) => {
+            let number = number.as_f64().unwrap_or_default();
+            match categories(config).iter().find(|category| category.value == number) {
+                Some(category) => Ok(Value::String(category.label.clone())),
+                None => Err(format!(
+                    "Value {number} is not a category value of score config '{name}': expected one of {}",
+                    listed(config)
+                )),
+            }
+        }
+        (DataType::Categorical, _) => Err(refused("the value must be a category label or value")),
+        (DataType::Text, Value::String(_)) => Ok(value.clone()),
+        (DataType::Text, _) => Err(refused("the value must be a string")),
+    }
+}
+
+/// Checks a score body (`dataType`, `value` as sent) against `config` and rewrites it as it is to
+/// be stored: the config's name and data type (a score of a config is that config's score, as
+/// upstream names it at ingestion), and the value [`check`] returns. So a `value: 1` sent without
+/// `dataType` under a BOOLEAN config is stored as BOOLEAN `True`, not as a NUMERIC 1.
+pub(super) fn fit(config: &ScoreConfig, score: &mut Map<String, Value>) -> Result<(), String> {
+    let data_type = match score.get("dataType") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(given)) => Some(given.as_str()),
+        Some(other) => return Err(format!("dataType: expected a string, got {}", shown(other))),
+    };
+    let stored = check(config, data_type, score.get("value").unwrap_or(&Value::Null))?;
+    score.insert("name".to_owned(), Value::String(config.name.clone()));
+    score.insert("dataType".to_owned(), Value::String(config.data_type.as_str().to_owned()));
+    score.insert("value".to_owned(), stored);
+    Ok(())
+}
+
+fn categories(config: &ScoreConfig) -> &[super::Category] {
+    config.categories.as_deref().unwrap_or_default()
+}
+
+/// `'good' (1), 'bad' (0)`.
+fn listed(config: &ScoreConfig) -> String {
+    let all: Vec<String> = categories(config)
+        .iter()
+        .map(|category| format!("'{}' ({})", category.label, category.value))
+        .collect();
+    all.join(", ")
+}
+
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::Category;
+    use super::*;
+
+    fn config(data_type: DataType) -> ScoreConfig {
+        let categories = match data_type {
+            DataType::Categorical => Some(vec![
+                Category { label: "good".into(), value: 1.0 },
+                Category { label: "bad".into(), value: 0.0 },
+            ]),
+            DataType::Boolean => Some(vec![
+                Category { label: "True".into(), value: 1.0 },
+                Category { label: "False".into(), value: 0.0 },
+            ]),
+            _ => None,
+        };
+        let (min_value, max_value) =
+            if data_type == DataType::Numeric { (Some(0.0), Some(10.0)) } else { (None, None) };
+        ScoreConfig {
+            id: "cfg".into(),
+            project_id: "p".into(),
+            name: "quality".into(),
+            data_type,
+            is_archived: false,
+            min_value,
+            max_value,
+            categories,
+            description: None,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+        }
+    }
+
+    fn refusal(config: &ScoreConfig, data_type: Option<&str>, value: Value) -> String {
+        check(config, data_type, &value).unwrap_err()
+    }
+
+    #[test]
+    fn numeric_scores_must_be_numbers_within_the_range() {
+        let numeric = config(DataType::Numeric);
+        for fits in [json!(0), json!(10), json!(4.5)] {
+            assert_eq!(check(&numeric, Some("NUMERIC"), &fits), Ok(fits.clone()));
+        }
+        assert!(refusal(&numeric, None, json!(10.5)).contains("above the maximum 10"));
+        assert!(refusal(&numeric, None, json!(-1)).contains("below the minimum 0"));
+        assert!(refusal(&numeric, None, json!("7")).contains("the value must be a number, got \"7\""));
+        let unbounded = ScoreConfig { min_value: None, max_value: None, ..numeric };
+        assert!(check(&unbounded, None, &json!(-1e9)).is_ok(), "no bound means no limit");
+    }
+
+    #[test]
+    fn categorical_scores_name_a_category_by_label_or_value() {
+        let categorical = config(DataType::Categorical);
+        assert_eq!(check(&categorical, Some("CATEGORICAL"), &json!("bad")), Ok(json!("bad")));
+        assert_eq!(check(&categorical, None, &json!(1)), Ok(json!("good")), "a value is stored as its label");
+        let unknown = refusal(&categorical, None, json!("meh"));
+        assert!(
+            unknown.contains("'meh' is not a category") && unknown.contains("'good' (1), 'bad' (0)"),
+            "{unknown}"
+        );
+        assert!(refusal(&categorical, None, json!(2)).contains("2 is not a category value"));
+        assert!(refusal(&categorical, None, json!(true)).contains("category label or value"));
+        assert!(refusal(&categorical, None, json!("Good")).contains("not a category"), "labels are exact");
+    }
+
+    #[test]
+    fn boolean_scores_are_zero_or_one_and_text_scores_strings() {
+        let boolean = config(DataType::Boolean);
+        assert!(check(&boolean, Some("BOOLEAN"), &json!(1)).is_ok());
+        assert!(check(&boolean, None, &json!(0.0)).is_ok());
+        assert!(refusal(&boolean, None, json!(2)).contains("the value must be 0 or 1, got 2"));
+        assert!(refusal(&boolean, None, json!("True")).contains("0 or 1"));
+        let text = config(DataType::Text);
+        assert!(check(&text, None, &json!("fine")).is_ok());
+        assert!(refusal(&text, None, json!(3)).contains("must be a string"));
+    }
+
+    #[test]
+    fn archived_configs_and_other_data_types_are_refused_first() {
+        let archived = ScoreConfig { is_archived: true, ..config(DataType::Numeric) };
+        assert!(refusal(&archived, None, json!(1)).contains("archived"));
+        let mismatch = refusal(&config(DataType::Numeric), Some("CATEGORICAL"), json!(1));
+        assert_eq!(
+            mismatch,
+            "Data type mismatch based on score config 'quality': expected NUMERIC, got CATEGORICAL"
+        );
+        assert!(refusal(&config(DataType::Numeric), None, Value::Null).contains("got nothing"));
+    }
+
+    #[test]
+    fn a_fitting_score_takes_the_configs_name_and_data_type() {
+        let mut score = json!({"name": "q", "value": 1, "configId": "cfg", "traceId": "t"});
+        let body = score.as_object_mut().unwrap();
+        fit(&config(DataType::Categorical), body).unwrap();
+        assert_eq!(
+            score,
+            json!({"name": "quality", "value": "good", "dataType": "CATEGORICAL", "configId": "cfg", "traceId": "t"})
+        );
+
+        let mut refused = json!({"name": "q", "value": 11, "configId": "cfg"});
+        let error = fit(&config(DataType::Numeric), refused.as_object_mut().unwrap()).unwrap_err();
+        assert!(error.contains("above the maximum"), "{error}");
+        assert_eq!(refused["name"], "q", "a refused score is left as it was");
+        let mut odd = json!({"value": 1, "dataType": 7});
+        assert!(
+            fit(&config(DataType::Numeric), odd.as_object_mut().unwrap()).unwrap_err().contains("dataType")
+        );
+    }
+}
