@@ -2,6 +2,7 @@
 //! errors and project isolation, and the real Python SDK. Scores checked against their configs are
 //! in `scores`.
 
+mod root_comments;
 mod scores;
 
 use reqwest::Method;

@@ -122,12 +122,21 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
         .ok_or_else(|| Error::not_found("Comment not found within authorized project"))
 }
 
-/// The list's filters; each narrows the comments considered.
-const FILTER: &str = "project_id = $1 AND ($2::text IS NULL OR object_type = $2) \
-                      AND ($3::text IS NULL OR object_id = $3) AND ($4::text IS NULL OR author_user_id = $4)";
+/// The list's filters; each narrows the comments considered. `$5`, when set, is a trace whose
+/// comments are shown with its root observation's.
+const FILTER: &str = "project_id = $1 AND ((($2::text IS NULL OR object_type = $2) \
+                      AND ($3::text IS NULL OR object_id = $3)) OR (object_type = 'TRACE' AND object_id = $5)) \
+                      AND ($4::text IS NULL OR author_user_id = $4)";
 
 /// `GET /api/public/comments?objectType=&objectId=&authorUserId=&page=&limit=`, newest first.
-pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `root_of_trace` is the trace when the asked observation is a trace's root: in the v4 model a
+/// trace's comments belong to its root observation (spec §1.4), so they are listed with it.
+pub async fn list(
+    pool: &PgPool,
+    project: &str,
+    params: &Params,
+    root_of_trace: Option<String>,
+) -> Result<Value> {
     let page = PageRequest::parse(params)?;
     let kind = params.get("objectType").map(object_type).transpose()?;
     let object_id = params.string("objectId");
@@ -143,16 +152,18 @@ pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value
             .bind(kind)
             .bind(&object_id)
             .bind(&author)
+            .bind(&root_of_trace)
             .fetch_one(pool)
             .await?;
     let sql = format!(
-        "SELECT {COLUMNS} FROM comments WHERE {FILTER} ORDER BY created_at DESC, id LIMIT $5 OFFSET $6"
+        "SELECT {COLUMNS} FROM comments WHERE {FILTER} ORDER BY created_at DESC, id LIMIT $6 OFFSET $7"
     );
     let comments: Vec<StoredComment> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
         .bind(kind)
         .bind(&object_id)
         .bind(&author)
+        .bind(&root_of_trace)
         .bind(page.limit)
         .bind(page.offset())
         .fetch_all(pool)

@@ -32,7 +32,16 @@ async fn list(
     auth: ProjectAuth,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(comments::list(&state.stores.postgres, &auth.project.id, &params(query)).await?))
+    let params = params(query);
+    // A root observation also shows its trace's comments (v4 model). Legacy mode writes no events,
+    // so only virtual `t-` roots are recognised there.
+    let root_of_trace = match (params.get("objectType"), params.get("objectId")) {
+        (Some("OBSERVATION"), Some(id)) => {
+            reads::observations::root_of_trace(&state.stores.clickhouse, &auth.project.id, id).await?
+        }
+        _ => None,
+    };
+    Ok(Json(comments::list(&state.stores.postgres, &auth.project.id, &params, root_of_trace).await?))
 }
 
 async fn fetch(
