@@ -29,6 +29,8 @@ test: (stack-up "test") deploy-tools
     .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
     # Real client libraries for the end-to-end tests (pinned: what the fixtures recorded).
     .local/venv/bin/python -c 'import langfuse' 2>/dev/null || .local/venv/bin/pip install -q "langfuse==5.0.4" "opentelemetry-exporter-otlp-proto-http==1.45.2"
+    command -v npm >/dev/null || apt-get install -y -q --no-install-recommends nodejs npm
+    cd tests/e2e/js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
 # Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`.

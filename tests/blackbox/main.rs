@@ -12,6 +12,7 @@ mod datasets;
 mod durability;
 mod fixtures;
 mod ingest_otlp;
+mod js_sdk;
 mod legacy_endpoints;
 mod lifecycle;
 mod media;

@@ -284,6 +284,24 @@ fn cursor_condition(cursor: Cursor) -> Result<Sql> {
     Ok(sql)
 }
 
+/// The trace whose root observation `observation_id` is, if it is one: spec §1.4 shows a trace's
+/// scores and comments on its root observation. Virtual root spans (`t-<trace id>`, from v3 traces)
+/// are roots by construction; any other id is a root when its stored span has no parent.
+pub async fn root_of_trace(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    observation_id: &str,
+) -> Result<Option<String>> {
+    if let Some(trace_id) = observation_id.strip_prefix("t-").filter(|id| !id.is_empty()) {
+        return Ok(Some(trace_id.to_owned()));
+    }
+    let mut sql = Sql::new("SELECT trace_id FROM events_core WHERE ");
+    sql.append(&all_of(&[project(project_id), equals("span_id", observation_id)]))
+        .push(" AND parent_span_id = '' AND is_deleted = 0 LIMIT 1");
+    let rows = sql.fetch_json(clickhouse).await?;
+    Ok(rows.first().and_then(|row| row.get("trace_id")?.as_str().map(str::to_owned)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,22 +331,4 @@ mod tests {
             param_conditions(&p, &f).unwrap().iter().map(|s| s.text().to_owned()).collect();
         assert_eq!(sql, ["user_id = ?"]);
     }
-}
-
-/// The trace whose root observation `observation_id` is, if it is one: spec §1.4 shows a trace's
-/// scores and comments on its root observation. Virtual root spans (`t-<trace id>`, from v3 traces)
-/// are roots by construction; any other id is a root when its stored span has no parent.
-pub async fn root_of_trace(
-    clickhouse: &ClickHouse,
-    project_id: &str,
-    observation_id: &str,
-) -> Result<Option<String>> {
-    if let Some(trace_id) = observation_id.strip_prefix("t-").filter(|id| !id.is_empty()) {
-        return Ok(Some(trace_id.to_owned()));
-    }
-    let mut sql = Sql::new("SELECT trace_id FROM events_core WHERE ");
-    sql.append(&all_of(&[project(project_id), equals("span_id", observation_id)]))
-        .push(" AND parent_span_id = '' AND is_deleted = 0 LIMIT 1");
-    let rows = sql.fetch_json(clickhouse).await?;
-    Ok(rows.first().and_then(|row| row.get("trace_id")?.as_str().map(str::to_owned)))
 }

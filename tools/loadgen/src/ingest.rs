@@ -247,7 +247,7 @@ async fn send_all(
     latencies.into_iter().flatten().collect()
 }
 
-fn print_latency(label: &str, mut latencies: Vec<Duration>) {
+pub fn print_latency(label: &str, mut latencies: Vec<Duration>) {
     if latencies.is_empty() {
         println!("{label}no acknowledged requests");
         return;

@@ -1,9 +1,10 @@
-//! `loupe-bench ingest`: starts web and worker (release builds) against the dev stack with a
+//! `loupe-bench ingest` (and `prompts`, see `prompts.rs`): starts web and worker (release builds) against the dev stack with a
 //! database of their own, sends LLM-like OTLP traffic, and prints what it measured. Figures are
 //! printed, never asserted: speed targets live here, not in the test suite.
 
 mod ingest;
 mod processes;
+mod prompts;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -11,8 +12,9 @@ async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("ingest") => ingest::run(ingest::Options::from_args(args)?).await,
+        Some("prompts") => prompts::run(prompts::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]"
         ),
     }
 }

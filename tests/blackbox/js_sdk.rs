@@ -1,0 +1,56 @@
+//! The real Langfuse JS SDK from npm (`langfuse` 3.x, installed by `just test` into
+//! `tests/e2e/js`): prompts, a dataset run linked to a trace, and the cost and prompt link the
+//! worker adds to a generation that reported usage only.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::api::Api;
+use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, free_port};
+
+#[tokio::test]
+async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
+    let api = Api::start(&[
+        ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
+        ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
+    ])
+    .await;
+    let mut worker = App::spawn("worker", &api.stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/e2e/js");
+    let output = tokio::process::Command::new("node")
+        .arg("sdk_resources.mjs")
+        .current_dir(dir)
+        .env("LOUPE_URL", &api.web.base_url)
+        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
+        .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .output()
+        .await
+        .expect("`just test` installs Node.js and the JS SDK into tests/e2e/js");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "sdk_resources.mjs failed:\n{stderr}\n{}", api.web.log_tail());
+    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    assert_eq!(seen["text"], "Hello Ada");
+    assert_eq!(seen["textConfig"], json!({"temperature": 0}));
+    assert_eq!(seen["chat"], json!([{"role": "system", "content": "Be brief"}]));
+    assert_eq!(seen["datasetItems"], 1);
+    assert_eq!(seen["runName"], "js-run");
+    assert_eq!(seen["runItems"], json!([{"datasetItemId": "js-item-1", "traceId": seen["traceId"]}]));
+
+    // The generation sent usage only: the worker priced it and linked the prompt it named.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let generation = loop {
+        let (status, body) = api.send(Method::GET, "/api/public/observations/js-generation", None).await;
+        if status == 200 && body["promptId"].is_string() {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "the generation never arrived priced: {status} {body}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(generation["promptId"], seen["textId"]);
+    assert_eq!(generation["modelId"], "builtin-gpt-4o-mini");
+    let cost = generation["calculatedTotalCost"].as_f64().unwrap();
+    assert!((cost - (1000.0 * 1.5e-7 + 500.0 * 6e-7)).abs() < 1e-12, "{generation}");
+}
