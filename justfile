@@ -33,7 +33,7 @@ test: (stack-up "test") deploy-tools
     cd tests/e2e/js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
-# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`.
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
     if [ "{{ what }}" = backfill ]; then \
