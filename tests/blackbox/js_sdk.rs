@@ -1,6 +1,7 @@
 //! The real Langfuse JS SDK from npm (`langfuse` 3.x, installed by `just test` into
-//! `tests/e2e/js`): prompts, a dataset run linked to a trace, and the cost and prompt link the
-//! worker adds to a generation that reported usage only.
+//! `tests/e2e/js`): prompts, a dataset run linked to a trace, the legacy reads of traces,
+//! observations and sessions, and the cost and prompt link the worker adds to a generation that
+//! reported usage only.
 
 use std::time::{Duration, Instant};
 
@@ -38,6 +39,17 @@ async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
     assert_eq!(seen["datasetItems"], 1);
     assert_eq!(seen["runName"], "js-run");
     assert_eq!(seen["runItems"], json!([{"datasetItemId": "js-item-1", "traceId": seen["traceId"]}]));
+    // The legacy reads, through the SDK's fetch methods.
+    assert_eq!(
+        seen["fetchedTrace"],
+        json!({"name": "js-run-trace", "sessionId": "js-session", "observations": ["js-generation"]})
+    );
+    assert_eq!(seen["fetchedObservations"], json!(["js-generation"]));
+    assert_eq!(
+        seen["fetchedGeneration"],
+        json!({"model": "gpt-4o-mini", "promptName": "js/greet", "promptVersion": 1})
+    );
+    assert_eq!(seen["sessions"], json!(["js-session"]));
 
     // The generation sent usage only: the worker priced it and linked the prompt it named.
     let deadline = Instant::now() + Duration::from_secs(60);

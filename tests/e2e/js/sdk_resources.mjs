@@ -1,6 +1,7 @@
 // The real Langfuse JS SDK (langfuse 3.x, legacy batch ingestion) against Loupe: create, fetch and
 // compile prompts; create a dataset and an item, run over it with a generation that reports usage
-// only and names its prompt, link the trace to a run and read the run back. Prints what it saw as JSON.
+// only and names its prompt, link the trace to a run and read the run back, and read the trace,
+// observations and sessions back through the SDK's legacy fetch methods. Prints what it saw as JSON.
 //
 // Usage: node sdk_resources.mjs  (reads LOUPE_URL, LOUPE_PUBLIC_KEY, LOUPE_SECRET_KEY)
 import { Langfuse } from "langfuse";
@@ -27,7 +28,7 @@ await langfuse.createDatasetItem({ datasetName: "js-set", id: "js-item-1", input
 const dataset = await langfuse.getDataset("js-set");
 let traceId;
 for (const item of dataset.items) {
-  const trace = langfuse.trace({ name: "js-run-trace", input: item.input });
+  const trace = langfuse.trace({ name: "js-run-trace", input: item.input, sessionId: "js-session" });
   const generation = trace.generation({
     id: "js-generation",
     name: "answer",
@@ -41,6 +42,23 @@ for (const item of dataset.items) {
 }
 await langfuse.flushAsync();
 const run = await langfuse.getDatasetRun({ datasetName: "js-set", runName: "js-run" });
+
+// Legacy reads (v1 traces, observations, sessions) once the worker has written the trace.
+const deadline = Date.now() + 60_000;
+let fetched;
+for (;;) {
+  try {
+    fetched = (await langfuse.fetchTrace(traceId)).data;
+    if (fetched.observations?.length === 1) break;
+  } catch (error) {
+    // 404 until the worker has written the trace
+  }
+  if (Date.now() > deadline) throw new Error(`trace ${traceId} never readable with its generation`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+const observations = await langfuse.fetchObservations({ traceId, type: "GENERATION" });
+const generation = (await langfuse.fetchObservation("js-generation")).data;
+const sessions = await langfuse.fetchSessions({ limit: 10 });
 await langfuse.shutdownAsync();
 
 console.log(
@@ -53,5 +71,9 @@ console.log(
     runName: run.name,
     runItems: run.datasetRunItems.map((runItem) => ({ datasetItemId: runItem.datasetItemId, traceId: runItem.traceId })),
     traceId,
+    fetchedTrace: { name: fetched.name, sessionId: fetched.sessionId, observations: fetched.observations.map((o) => o.id) },
+    fetchedObservations: observations.data.map((o) => o.id),
+    fetchedGeneration: { model: generation.model, promptName: generation.promptName, promptVersion: generation.promptVersion },
+    sessions: sessions.data.map((s) => s.id),
   }),
 );
