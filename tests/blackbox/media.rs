@@ -110,6 +110,31 @@ async fn s3_uploads_go_to_the_bucket_through_presigned_urls() {
     )
     .await;
 
+    // A dataset item that references the media lists it, with a URL that downloads the bytes.
+    api.expect(200, Method::POST, "/api/public/v2/datasets", Some(&json!({"name": "with-media"}))).await;
+    let reference = format!("@@@langfuseMedia:type=image/png|id={id}|source=bytes@@@");
+    let item = json!({"datasetName": "with-media", "id": "item-1", "input": {"picture": reference, "text": "hi"},
+                      "expectedOutput": "@@@langfuseMedia:type=image/png|id=AAAAAAAAAAAAAAAAAAAAAA|source=bytes@@@"});
+    api.expect(200, Method::POST, "/api/public/dataset-items", Some(&item)).await;
+    let fetched = api.expect(200, Method::GET, "/api/public/dataset-items/item-1", None).await;
+    let references = fetched["mediaReferences"].as_array().unwrap();
+    assert_eq!(references.len(), 1, "unknown media is left out: {fetched}");
+    assert_eq!(
+        (references[0]["field"].clone(), references[0]["jsonPath"].clone()),
+        (json!("input"), json!("$.picture"))
+    );
+    assert_eq!(references[0]["referenceString"], reference);
+    assert_eq!(references[0]["media"]["contentLength"], IMAGE.len());
+    assert_eq!(download(references[0]["media"]["url"].as_str().unwrap()).await, (200, IMAGE.to_vec()));
+    let listed = api.expect(200, Method::GET, "/api/public/dataset-items?datasetName=with-media", None).await;
+    let listed_ids: Vec<Value> = listed["data"][0]["mediaReferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["media"]["mediaId"].clone())
+        .collect();
+    assert_eq!(listed_ids, vec![json!(id)], "the list shows them too");
+
     let other = api.other_project().await;
     let (status, _) = api.send_as(&other, Method::GET, &format!("/api/public/media/{id}"), None).await;
     assert_eq!(status, 404, "another project's media is not found");

@@ -3,6 +3,7 @@
 //! URL-encoded (`team%2Fqa`) in one path segment and are decoded by the router.
 
 use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::Value;
@@ -59,20 +60,42 @@ async fn fetch_v1(State(state): State<AppState>, auth: ProjectAuth, Path(name): 
     Ok(Json(datasets::get_v1(&state.stores.postgres, &auth.project.id, &name).await?))
 }
 
-async fn list_items(State(state): State<AppState>, auth: ProjectAuth, RawQuery(query): RawQuery) -> Reply {
-    Ok(Json(datasets::list_items(&state.stores.postgres, &auth.project.id, &params(query)).await?))
+/// Dataset items list the media they reference, with download URLs for this caller.
+async fn with_media(state: &AppState, project: &str, headers: &HeaderMap, mut body: Value) -> Reply {
+    let tokens = resources::media::TokenSigner::new(&state.config.auth.salt);
+    let urls = super::media::urls(state, &tokens, headers);
+    resources::media::attach_to_items(&state.stores.postgres, project, &mut body, &urls).await?;
+    Ok(Json(body))
+}
+
+async fn list_items(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Reply {
+    let items = datasets::list_items(&state.stores.postgres, &auth.project.id, &params(query)).await?;
+    with_media(&state, &auth.project.id, &headers, items).await
 }
 
 async fn upsert_item(
     State(state): State<AppState>,
     auth: ProjectAuth,
+    headers: HeaderMap,
     JsonBody(new): JsonBody<NewItem>,
 ) -> Reply {
-    Ok(Json(datasets::upsert_item(&state.stores.postgres, &auth.project.id, new).await?))
+    let item = datasets::upsert_item(&state.stores.postgres, &auth.project.id, new).await?;
+    with_media(&state, &auth.project.id, &headers, item).await
 }
 
-async fn fetch_item(State(state): State<AppState>, auth: ProjectAuth, Path(id): Path<String>) -> Reply {
-    Ok(Json(datasets::get_item(&state.stores.postgres, &auth.project.id, &id).await?))
+async fn fetch_item(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Reply {
+    let item = datasets::get_item(&state.stores.postgres, &auth.project.id, &id).await?;
+    with_media(&state, &auth.project.id, &headers, item).await
 }
 
 async fn delete_item(State(state): State<AppState>, auth: ProjectAuth, Path(id): Path<String>) -> Reply {

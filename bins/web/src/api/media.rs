@@ -40,7 +40,7 @@ fn public_base(headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
-fn urls<'a>(state: &'a AppState, tokens: &'a TokenSigner, headers: &HeaderMap) -> Urls<'a> {
+pub(super) fn urls<'a>(state: &'a AppState, tokens: &'a TokenSigner, headers: &HeaderMap) -> Urls<'a> {
     Urls {
         presigner: state.stores.blobs.presigner(),
         tokens,

@@ -3,6 +3,7 @@
 //! bucket through presigned S3 URLs when it can presign, otherwise through web's own token URLs.
 
 mod content;
+mod references;
 mod tokens;
 
 use std::time::Duration;
@@ -15,6 +16,7 @@ use sqlx::PgPool;
 use storage::presign::Presigner;
 
 pub use content::{CONTENT_TYPES, blob_key, media_id};
+pub use references::{Found, attach_to_items, find_in_item};
 pub use tokens::{Access, TokenSigner};
 
 use crate::prompts::timestamp;

@@ -1,0 +1,139 @@
+//! Media references inside stored JSON: the SDKs replace an attachment by
+//! `@@@langfuseMedia:type=<content type>|id=<media id>|source=<source>@@@`. Dataset items list the
+//! ones they contain as `mediaReferences`, each with a fresh download URL.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use sqlx::PgPool;
+
+use super::{COLUMNS, StoredMedia, Urls};
+use crate::Result;
+use crate::prompts::timestamp;
+
+const OPEN: &str = "@@@langfuseMedia:";
+const CLOSE: &str = "@@@";
+/// The item fields references are looked for in, with their wire names.
+const FIELDS: [&str; 3] = ["input", "expectedOutput", "metadata"];
+
+/// A reference as found: the field, where in it (JSONPath), the whole tag, and the media id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub field: &'static str,
+    pub json_path: String,
+    pub reference: String,
+    pub media_id: String,
+}
+
+fn media_id(inner: &str) -> Option<String> {
+    inner.split('|').find_map(|part| part.strip_prefix("id=")).filter(|id| !id.is_empty()).map(str::to_owned)
+}
+
+fn scan(field: &'static str, value: &Value, path: String, found: &mut Vec<Found>) {
+    match value {
+        Value::String(text) => {
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find(OPEN) {
+                let after = &rest[start + OPEN.len()..];
+                let Some(end) = after.find(CLOSE) else { break };
+                if let Some(media_id) = media_id(&after[..end]) {
+                    let reference = format!("{OPEN}{}{CLOSE}", &after[..end]);
+                    found.push(Found { field, json_path: path.clone(), reference, media_id });
+                }
+                rest = &after[end + CLOSE.len()..];
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                scan(field, item, format!("{path}[{index}]"), found);
+            }
+        }
+        Value::Object(entries) => {
+            for (key, item) in entries {
+                scan(field, item, format!("{path}.{key}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every reference in a dataset item body's fields.
+pub fn find_in_item(item: &Value) -> Vec<Found> {
+    let mut found = Vec::new();
+    for field in FIELDS {
+        if let Some(value) = item.get(field) {
+            scan(field, value, "$".to_owned(), &mut found);
+        }
+    }
+    found
+}
+
+/// Sets `mediaReferences` on each dataset item of `body` (a list's `data` or a single item): the
+/// references whose media is uploaded, with download URLs. References to media that is missing or
+/// not uploaded are left out, since there is nothing to download.
+pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, urls: &Urls<'_>) -> Result<()> {
+    let is_list = body.get("data").is_some_and(Value::is_array);
+    let items: Vec<&mut Value> =
+        if is_list { body["data"].as_array_mut().into_iter().flatten().collect() } else { vec![body] };
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_item(item)).collect();
+    let mut ids: Vec<String> = found.iter().flatten().map(|f| f.media_id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    let stored: HashMap<String, StoredMedia> = if ids.is_empty() {
+        HashMap::new()
+    } else {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM media WHERE project_id = $1 AND id = ANY($2) AND upload_http_status = 200"
+        );
+        let rows: Vec<StoredMedia> =
+            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(&ids).fetch_all(pool).await?;
+        rows.into_iter().map(|media| (media.id.clone(), media)).collect()
+    };
+    for (item, found) in items.into_iter().zip(found) {
+        let references: Vec<Value> = found
+            .into_iter()
+            .filter_map(|f| {
+                let media = stored.get(&f.media_id)?;
+                Some(json!({
+                    "field": f.field,
+                    "referenceString": f.reference,
+                    "jsonPath": f.json_path,
+                    "media": {
+                        "mediaId": media.id,
+                        "contentType": media.content_type,
+                        "contentLength": media.content_length,
+                        "url": urls.download(media),
+                        "urlExpiry": timestamp(&urls.expires_at()),
+                    },
+                }))
+            })
+            .collect();
+        if let Some(object) = item.as_object_mut() {
+            object.insert("mediaReferences".to_owned(), Value::Array(references));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_references_with_their_field_and_path() {
+        let tag = "@@@langfuseMedia:type=image/png|id=abc|source=bytes@@@";
+        let item = json!({
+            "input": {"messages": [{"content": format!("look: {tag}")}], "n": 1},
+            "expectedOutput": tag,
+            "metadata": {"note": "@@@langfuseMedia:type=image/png|source=bytes@@@"},
+        });
+        let found = find_in_item(&item);
+        assert_eq!(found.len(), 2, "a tag without id is not a reference: {found:?}");
+        assert_eq!((found[0].field, found[0].json_path.as_str()), ("input", "$.messages[0].content"));
+        assert_eq!(
+            (found[1].field, found[1].json_path.as_str(), found[1].media_id.as_str()),
+            ("expectedOutput", "$", "abc")
+        );
+        assert_eq!(found[1].reference, tag);
+    }
+}
