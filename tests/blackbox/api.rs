@@ -1,7 +1,7 @@
 //! A running `web` and a JSON client for the resource endpoints, with a second project to prove
 //! that one project's key never reaches another's data.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -19,6 +19,24 @@ pub struct Api {
 
 pub fn basic(public_key: &str, secret_key: &str) -> String {
     format!("Basic {}", STANDARD.encode(format!("{public_key}:{secret_key}")))
+}
+
+/// Project `other` with the key pair `pk-lf-other` / `sk-lf-other`, written the way bootstrap
+/// writes keys: the second project of the isolation tests.
+pub async fn add_other_project(stack: &Stack) {
+    let pool = stack.pg.pool().await;
+    sqlx::query("INSERT INTO projects (id, org_id, name) VALUES ('other', 'org-blackbox', 'Other')")
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO api_keys (id, project_id, public_key, hashed_secret_key, display_secret_key) \
+         VALUES (gen_random_uuid(), 'other', 'pk-lf-other', $1, 'sk-lf-...ther')",
+    )
+    .bind(domain::auth::hash_secret("sk-lf-other", &"blackbox-salt".to_owned().into()))
+    .execute(&pool)
+    .await
+    .unwrap();
 }
 
 impl Api {
@@ -43,19 +61,7 @@ impl Api {
 
     /// A second project with its own key pair; returns that key's `Authorization`.
     pub async fn other_project(&self) -> String {
-        let pool = self.stack.pg.pool().await;
-        sqlx::query("INSERT INTO projects (id, org_id, name) VALUES ('other', 'org-blackbox', 'Other')")
-            .execute(&pool)
-            .await
-            .unwrap();
-        sqlx::query(
-            "INSERT INTO api_keys (id, project_id, public_key, hashed_secret_key, display_secret_key) \
-             VALUES (gen_random_uuid(), 'other', 'pk-lf-other', $1, 'sk-lf-...ther')",
-        )
-        .bind(domain::auth::hash_secret("sk-lf-other", &"blackbox-salt".to_owned().into()))
-        .execute(&pool)
-        .await
-        .unwrap();
+        add_other_project(&self.stack).await;
         basic("pk-lf-other", "sk-lf-other")
     }
 
@@ -74,6 +80,24 @@ impl Api {
 
     pub async fn send(&self, method: Method, path: &str, body: Option<&Value>) -> (u16, Value) {
         self.send_as(&self.key, method, path, body).await
+    }
+
+    /// Polls `GET path` until it answers 200 with a body for which `done` holds; fails after a
+    /// minute with the last answer and web's log.
+    pub async fn until(&self, path: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (status, body) = self.send(Method::GET, path, None).await;
+            if status == 200 && done(&body) {
+                return body;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "GET {path} never matched; last {status}: {body}\n{}",
+                self.web.log_tail()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 
     /// Sends a request that must answer `status`; returns the body.

@@ -138,6 +138,32 @@ impl App {
     }
 }
 
+/// Runs a real client script from `tests/e2e` against `web` (its URL and the bootstrap key pair in
+/// the environment) and returns the JSON it printed. `.py` scripts run in the venv `just test`
+/// fills from PyPI, `.mjs` scripts with Node in `tests/e2e/js`, where `just test` installs from npm.
+pub async fn run_client(script: &str, web: &App) -> serde_json::Value {
+    let e2e = concat!(env!("CARGO_MANIFEST_DIR"), "/e2e");
+    let mut command = if script.ends_with(".mjs") {
+        let mut node = Command::new("node");
+        node.arg(script).current_dir(format!("{e2e}/js"));
+        node
+    } else {
+        let mut python = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.local/venv/bin/python"));
+        python.arg(format!("{e2e}/{script}"));
+        python
+    };
+    let output = command
+        .env("LOUPE_URL", &web.base_url)
+        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
+        .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .output()
+        .await
+        .expect("`just test` installs the real clients (Python venv, Node.js packages)");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{script} failed:\n{stderr}\n{}", web.log_tail());
+    serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON")
+}
+
 /// The binary with exactly `env` (plus PATH): nothing leaks in from the test runner's environment.
 pub fn command(name: &str, env: &BTreeMap<String, String>) -> Command {
     let mut command = Command::new(binary(name));

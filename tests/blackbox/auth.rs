@@ -61,21 +61,7 @@ async fn project_keys() {
 #[tokio::test]
 async fn secret_of_one_project_does_not_open_another() {
     let (stack, app) = started().await;
-    // A second project with its own key, written the way bootstrap writes keys.
-    let salt = "blackbox-salt".to_owned().into();
-    let pool = stack.pg.pool().await;
-    sqlx::query("INSERT INTO projects (id, org_id, name) VALUES ('other', 'org-blackbox', 'Other')")
-        .execute(&pool)
-        .await
-        .unwrap();
-    sqlx::query(
-        "INSERT INTO api_keys (id, project_id, public_key, hashed_secret_key, display_secret_key) \
-         VALUES (gen_random_uuid(), 'other', 'pk-lf-other', $1, 'sk-lf-...ther')",
-    )
-    .bind(domain::auth::hash_secret("sk-lf-other", &salt))
-    .execute(&pool)
-    .await
-    .unwrap();
+    crate::api::add_other_project(&stack).await;
 
     let (status, body) = get(&app, "/api/public/projects", Some(&basic("pk-lf-other", "sk-lf-other"))).await;
     assert_eq!((status, body["data"][0]["id"].as_str()), (200, Some("other")), "{body}");

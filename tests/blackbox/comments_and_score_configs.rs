@@ -9,7 +9,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api::Api;
-use crate::apps::{PUBLIC_KEY, SECRET_KEY};
+use crate::apps::run_client;
 
 const COMMENTS: &str = "/api/public/comments";
 const CONFIGS: &str = "/api/public/score-configs";
@@ -302,22 +302,7 @@ async fn score_configs_are_created_listed_fetched_and_patched() {
 #[tokio::test]
 async fn python_sdk_manages_score_configs_and_comments() {
     let api = Api::start(&[]).await;
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/comments_and_score_configs.py"))
-        .env("LOUPE_URL", &api.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python SDK into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "comments_and_score_configs.py failed:\n{stderr}\n{}",
-        api.web.log_tail()
-    );
-    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let seen = run_client("comments_and_score_configs.py", &api.web).await;
     assert_eq!(seen["config"]["data_type"], "CATEGORICAL");
     assert_eq!(seen["config"]["categories"], json!([["good", 1.0], ["bad", 0.0]]));
     assert_eq!(seen["fetched_config_name"], "helpfulness");

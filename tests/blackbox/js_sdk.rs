@@ -3,13 +3,12 @@
 //! observations and sessions, and the cost and prompt link the worker adds to a generation that
 //! reported usage only.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::api::Api;
-use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, free_port};
+use crate::apps::{App, free_port, run_client};
 
 #[tokio::test]
 async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
@@ -20,19 +19,7 @@ async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
     .await;
     let mut worker = App::spawn("worker", &api.stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/e2e/js");
-    let output = tokio::process::Command::new("node")
-        .arg("sdk_resources.mjs")
-        .current_dir(dir)
-        .env("LOUPE_URL", &api.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs Node.js and the JS SDK into tests/e2e/js");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "sdk_resources.mjs failed:\n{stderr}\n{}", api.web.log_tail());
-    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let seen = run_client("sdk_resources.mjs", &api.web).await;
     assert_eq!(seen["text"], "Hello Ada");
     assert_eq!(seen["textConfig"], json!({"temperature": 0}));
     assert_eq!(seen["chat"], json!([{"role": "system", "content": "Be brief"}]));
@@ -52,15 +39,8 @@ async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
     assert_eq!(seen["sessions"], json!(["js-session"]));
 
     // The generation sent usage only: the worker priced it and linked the prompt it named.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let generation = loop {
-        let (status, body) = api.send(Method::GET, "/api/public/observations/js-generation", None).await;
-        if status == 200 && body["promptId"].is_string() {
-            break body;
-        }
-        assert!(Instant::now() < deadline, "the generation never arrived priced: {status} {body}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let generation =
+        api.until("/api/public/observations/js-generation", |body| body["promptId"].is_string()).await;
     assert_eq!(generation["promptId"], seen["textId"]);
     assert_eq!(generation["modelId"], "builtin-gpt-4o-mini");
     let cost = generation["calculatedTotalCost"].as_f64().unwrap();

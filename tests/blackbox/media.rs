@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::api::Api;
-use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, free_port, http};
+use crate::apps::{App, free_port, http, run_client};
 
 /// A few bytes that stand for an image; the server only cares about length and hash.
 const IMAGE: &[u8] = b"\x89PNG\r\n\x1a\n loupe test image";
@@ -147,15 +147,11 @@ async fn s3_uploads_go_to_the_bucket_through_presigned_urls() {
 #[tokio::test]
 async fn a_local_blob_directory_uploads_and_downloads_through_web() {
     let dir = std::env::temp_dir().join(format!("loupe-media-{}", free_port()));
-    let remove = [
-        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
-        "LANGFUSE_S3_EVENT_UPLOAD_REGION",
-        "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
-        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
-        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
-        "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
-    ];
-    let api = Api::start_with(&[("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", dir.to_str().unwrap())], &remove).await;
+    let api = Api::start_with(
+        &[("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", dir.to_str().unwrap())],
+        &test_support::S3_SETTINGS,
+    )
+    .await;
     let created = api.expect(201, Method::POST, "/api/public/media", Some(&announce(IMAGE, "t1"))).await;
     let id = created["mediaId"].as_str().unwrap();
     let upload_url = created["uploadUrl"].as_str().unwrap();
@@ -190,18 +186,7 @@ async fn python_sdk_uploads_media_and_reads_it_back() {
     let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
     let mut worker = App::spawn("worker", &api.stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/media.py"))
-        .env("LOUPE_URL", &api.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python SDK into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "media.py failed:\n{stderr}\n{}", api.web.log_tail());
-    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let seen = run_client("media.py", &api.web).await;
     assert_eq!(seen["same_bytes"], true, "{seen}");
     assert_eq!(seen["content_type"], "image/png");
 }

@@ -3,7 +3,7 @@
 //! computed by the worker for generations that report usage only, over the legacy batch API and
 //! OTLP alike, with provided costs left alone; and the prompt a generation names, linked by id.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use reqwest::Method;
@@ -94,25 +94,8 @@ fn close(actual: &Value, expected: f64) -> bool {
     actual.as_f64().is_some_and(|a| (a - expected).abs() < 1e-12)
 }
 
-/// Polls `path` until `done`, with a deadline.
-async fn until(api: &Api, path: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (status, body) = api.send(Method::GET, path, None).await;
-        if status == 200 && done(&body) {
-            return body;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "GET {path} never matched; last {status}: {body}\n{}",
-            api.web.log_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 async fn observation(api: &Api, id: &str) -> Value {
-    until(api, &format!("/api/public/observations/{id}"), |_| true).await
+    api.until(&format!("/api/public/observations/{id}"), |_| true).await
 }
 
 #[tokio::test]
@@ -200,7 +183,7 @@ async fn the_worker_prices_usage_only_generations_and_links_their_prompts() {
     assert_eq!(response.status().as_u16(), 200);
     let path =
         "/api/public/v2/observations?traceId=0af7651916cd43dd8448eb211c80319c&fields=core,usage,model,prompt";
-    let events = until(&api, path, |body| body["data"].as_array().is_some_and(|d| !d.is_empty())).await;
+    let events = api.until(path, |body| body["data"].as_array().is_some_and(|d| !d.is_empty())).await;
     let event = &events["data"][0];
     assert_eq!(event["internalModelId"], "builtin-gpt-4o");
     assert!(close(&event["costDetails"]["input"], 100.0 * 2.5e-6), "{event}");

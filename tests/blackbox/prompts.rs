@@ -5,7 +5,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api::Api;
-use crate::apps::{PUBLIC_KEY, SECRET_KEY};
+use crate::apps::run_client;
 
 async fn create(api: &Api, body: Value) -> Value {
     api.expect(201, Method::POST, "/api/public/v2/prompts", Some(&body)).await
@@ -196,18 +196,7 @@ async fn one_projects_prompts_are_invisible_to_another() {
 #[tokio::test]
 async fn python_sdk_fetches_and_compiles_prompts() {
     let api = Api::start(&[]).await;
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/prompts.py"))
-        .env("LOUPE_URL", &api.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python SDK into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "prompts.py failed:\n{stderr}\n{}", api.web.log_tail());
-    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let seen = run_client("prompts.py", &api.web).await;
     assert_eq!(seen["text"], "Summarise in 3 words: Rust is fast");
     assert_eq!(seen["text_config"], json!({"model": "gpt-4o-mini"}));
     assert_eq!(

@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Value, json};
 
-use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
+use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http, run_client};
 
 struct Running {
     web: App,
@@ -439,18 +439,7 @@ async fn reads_follow_the_write_mode_and_the_preview_opt_in() {
 #[tokio::test]
 async fn python_sdk_reads_back_what_it_sent() {
     let app = start("dual", true, true).await;
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/read_back.py"))
-        .env("LOUPE_URL", &app.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python SDK into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "read_back.py failed:\n{stderr}\n{}", app.web.log_tail());
-    let read: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let read = run_client("read_back.py", &app.web).await;
     assert_eq!(read["names"], json!(["read-generation", "read-root"]));
     assert_eq!(read["without_range"], 2);
     assert_eq!(read["generation_type"], "GENERATION");

@@ -3,9 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port};
+use crate::apps::{App, Stack, free_port, run_client};
 
 #[tokio::test]
 async fn python_sdk_and_plain_otel_exporter_land_in_events_full() {
@@ -16,19 +14,7 @@ async fn python_sdk_and_plain_otel_exporter_land_in_events_full() {
     let mut worker = App::spawn("worker", &stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/real_clients.py"))
-        .env("LOUPE_URL", &web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python clients into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "client script failed:\n{stderr}");
-    let ids: Value =
-        serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints the trace ids");
+    let ids = run_client("real_clients.py", &web).await;
     let (sdk_trace, otel_trace) =
         (ids["sdk_trace_id"].as_str().unwrap(), ids["otel_trace_id"].as_str().unwrap());
 

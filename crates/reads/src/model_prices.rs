@@ -5,17 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
+use crate::render::rows_mut;
+
 const MODEL_ID_KEYS: [&str; 2] = ["internalModelId", "modelId"];
 const PRICE_KEYS: [(&str, &str); 3] =
     [("inputPrice", "input"), ("outputPrice", "output"), ("totalPrice", "total")];
-
-/// The rows of a list body (`data`) or the single object of a get.
-fn rows_mut(body: &mut Value) -> Vec<&mut serde_json::Map<String, Value>> {
-    if body.get("data").is_some_and(Value::is_array) {
-        return body["data"].as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect();
-    }
-    body.as_object_mut().into_iter().collect()
-}
 
 fn model_id(row: &serde_json::Map<String, Value>) -> Option<&str> {
     MODEL_ID_KEYS.iter().find_map(|key| row.get(*key)?.as_str()).filter(|id| !id.is_empty())

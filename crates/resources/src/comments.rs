@@ -9,7 +9,7 @@ use sqlx::PgPool;
 use reads::Params;
 use reads::params::PageRequest;
 
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 /// What a comment can be attached to (the SDK's `CommentObjectType`).

@@ -61,3 +61,8 @@ impl From<ReadError> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Instants in every resource body: RFC 3339 in UTC with milliseconds, as upstream answers.
+pub fn timestamp(at: &chrono::DateTime<chrono::Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

@@ -13,7 +13,7 @@ use sqlx::types::Json;
 use reads::Params;
 use reads::params::PageRequest;
 
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 const UNITS: [&str; 6] = ["CHARACTERS", "TOKENS", "MILLISECONDS", "SECONDS", "IMAGES", "REQUESTS"];

@@ -33,8 +33,9 @@ impl std::fmt::Debug for Presigner {
     }
 }
 
-/// RFC 3986 unreserved characters stay; everything else is %-encoded (SigV4's URI encoding).
-fn encode(text: &str, keep_slash: bool) -> String {
+/// RFC 3986 unreserved characters stay; everything else is %-encoded (SigV4's URI encoding, and a
+/// safe query value anywhere).
+pub fn encode(text: &str, keep_slash: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {

@@ -5,6 +5,17 @@ use std::collections::BTreeMap;
 
 use crate::{TestClickHouse, TestPostgres};
 
+/// The settings that point Loupe's blob store at the test stack's S3 server; a test that wants a
+/// local blob directory removes them.
+pub const S3_SETTINGS: [&str; 6] = [
+    "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
+    "LANGFUSE_S3_EVENT_UPLOAD_REGION",
+    "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
+    "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
+    "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
+    "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
+];
+
 /// A variable of the test stack's environment file (`.local/stack-test.env`).
 // The test harness is the one place outside the config module that reads the environment: it is
 // how `just test` hands the stack's addresses to the tests.
@@ -27,14 +38,7 @@ pub fn stack_env(pg: &TestPostgres, ch: &TestClickHouse) -> BTreeMap<String, Str
     env.insert("REDIS_CONNECTION_STRING".into(), stack_var("REDIS_CONNECTION_STRING"));
     // Tests share one Redis: each gets its own key space (queues, leases).
     env.insert("LANGFUSE_REDIS_KEY_PREFIX".into(), format!("{}:", ch.database));
-    for name in [
-        "LANGFUSE_S3_EVENT_UPLOAD_BUCKET",
-        "LANGFUSE_S3_EVENT_UPLOAD_REGION",
-        "LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT",
-        "LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID",
-        "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY",
-        "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE",
-    ] {
+    for name in S3_SETTINGS {
         env.insert(name.into(), stack_var(name));
     }
     env

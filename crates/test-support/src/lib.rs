@@ -7,7 +7,7 @@
 mod config;
 pub mod otlp;
 
-pub use config::{stack_env, stack_var};
+pub use config::{S3_SETTINGS, stack_env, stack_var};
 
 use std::time::Duration;
 

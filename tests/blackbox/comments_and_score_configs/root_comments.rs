@@ -2,7 +2,7 @@
 //! events; listing the root span's comments includes the trace's, a child span's does not, and a
 //! v3 trace's virtual root `t-<trace id>` shows them too.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -55,15 +55,8 @@ async fn a_traces_comments_are_listed_with_its_root_observation() {
     api.expect(200, Method::POST, COMMENTS, Some(&comment("OBSERVATION", CHILD, "on the child"))).await;
 
     // The root is recognised once its span is stored.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while contents(&api, ROOT).await.len() < 2 {
-        assert!(
-            Instant::now() < deadline,
-            "the trace's comment never showed on its root:\n{}",
-            api.web.log_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let root_path = format!("{COMMENTS}?objectType=OBSERVATION&objectId={ROOT}");
+    api.until(&root_path, |listed| listed["meta"]["totalItems"] == 2).await;
     assert_eq!(contents(&api, ROOT).await, ["on the root", "on the trace"]);
     assert_eq!(contents(&api, CHILD).await, ["on the child"], "a child span is not the trace's root");
     assert_eq!(

@@ -7,7 +7,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api::Api;
-use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, free_port};
+use crate::apps::{App, free_port, run_client};
 
 /// Polls the legacy trace read until the trace is there, with a deadline.
 async fn wait_for_trace(api: &Api, trace_id: &str) -> Value {
@@ -36,18 +36,7 @@ async fn python_sdk_runs_an_experiment_over_a_dataset() {
     let mut worker = App::spawn("worker", &api.stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output = tokio::process::Command::new(format!("{root}/.local/venv/bin/python"))
-        .arg(format!("{root}/tests/e2e/datasets.py"))
-        .env("LOUPE_URL", &api.web.base_url)
-        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
-        .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .output()
-        .await
-        .expect("`just test` installs the Python SDK into .local/venv");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "datasets.py failed:\n{stderr}\n{}", api.web.log_tail());
-    let seen: Value = serde_json::from_slice(output.stdout.trim_ascii()).expect("the script prints JSON");
+    let seen = run_client("datasets.py", &api.web).await;
 
     assert_eq!(seen["description"], "capital cities");
     assert_eq!(seen["then"], json!(["Italy"]), "the dataset as it was at the first item's version");

@@ -12,7 +12,7 @@ use reads::Params;
 use reads::params::PageRequest;
 
 use super::{DATASET_NOT_FOUND, NOW, present, require_name, shown, stored};
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -9,7 +9,7 @@ use sqlx::types::Json;
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
 use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 /// One version of an item, with its dataset's name.

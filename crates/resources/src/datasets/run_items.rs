@@ -13,7 +13,7 @@ use storage::clickhouse::ClickHouse;
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::{ItemVersion, active_at};
 use super::{NOW, require_name};
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, sqlx::FromRow)]

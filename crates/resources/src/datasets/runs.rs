@@ -12,7 +12,7 @@ use storage::clickhouse::ClickHouse;
 
 use super::RUN_NOT_FOUND;
 use super::run_items::RunItem;
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, sqlx::FromRow)]

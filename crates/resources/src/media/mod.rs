@@ -19,7 +19,7 @@ pub use content::{CONTENT_TYPES, blob_key, media_id};
 pub use references::{Found, attach_to_items, find_in_item};
 pub use tokens::{Access, TokenSigner};
 
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 /// How URLs to media are made for this deployment.
@@ -40,7 +40,7 @@ impl Urls<'_> {
     fn own(&self, access: Access, project: &str, id: &str) -> String {
         let expires = self.expires_at().timestamp();
         let token = self.tokens.sign(access, project, id, expires);
-        let project = url_encode(project);
+        let project = storage::presign::encode(project, false);
         format!(
             "{}/api/public/media/{id}/content?project={project}&expires={expires}&token={token}",
             self.public_base
@@ -66,15 +66,6 @@ impl Urls<'_> {
             None => self.own(Access::Download, &stored.project_id, &stored.id),
         }
     }
-}
-
-fn url_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -9,7 +9,7 @@ use sqlx::PgPool;
 
 use super::{COLUMNS, StoredMedia, Urls};
 use crate::Result;
-use crate::prompts::timestamp;
+use crate::timestamp;
 
 const OPEN: &str = "@@@langfuseMedia:";
 const CLOSE: &str = "@@@";
@@ -59,6 +59,10 @@ fn scan(field: &'static str, value: &Value, path: String, found: &mut Vec<Found>
 
 /// Every reference in a dataset item body's fields.
 pub fn find_in_item(item: &Value) -> Vec<Found> {
+    item.as_object().map(find_in_fields).unwrap_or_default()
+}
+
+fn find_in_fields(item: &serde_json::Map<String, Value>) -> Vec<Found> {
     let mut found = Vec::new();
     for field in FIELDS {
         if let Some(value) = item.get(field) {
@@ -72,10 +76,8 @@ pub fn find_in_item(item: &Value) -> Vec<Found> {
 /// references whose media is uploaded, with download URLs. References to media that is missing or
 /// not uploaded are left out, since there is nothing to download.
 pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, urls: &Urls<'_>) -> Result<()> {
-    let is_list = body.get("data").is_some_and(Value::is_array);
-    let items: Vec<&mut Value> =
-        if is_list { body["data"].as_array_mut().into_iter().flatten().collect() } else { vec![body] };
-    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_item(item)).collect();
+    let items = reads::render::rows_mut(body);
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item)).collect();
     let mut ids: Vec<String> = found.iter().flatten().map(|f| f.media_id.clone()).collect();
     ids.sort();
     ids.dedup();
@@ -108,9 +110,7 @@ pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, url
                 }))
             })
             .collect();
-        if let Some(object) = item.as_object_mut() {
-            object.insert("mediaReferences".to_owned(), Value::Array(references));
-        }
+        item.insert("mediaReferences".to_owned(), Value::Array(references));
     }
     Ok(())
 }

@@ -10,8 +10,7 @@ use sqlx::{PgPool, Postgres};
 use reads::Params;
 use reads::params::PageRequest;
 
-use super::timestamp;
-use crate::Result;
+use crate::{Result, timestamp};
 
 /// The filters of the list; each narrows the versions considered.
 const FILTER: &str = "project_id = $1 AND ($2::text IS NULL OR name = $2) AND ($3::text IS NULL OR $3 = ANY(labels)) \

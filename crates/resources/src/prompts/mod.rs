@@ -10,7 +10,7 @@ mod write;
 use std::future::Future;
 use std::pin::Pin;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use sqlx::types::Json;
@@ -20,7 +20,7 @@ pub use references::Selector;
 pub use validate::PRODUCTION;
 pub use write::{NewPrompt, create, delete, update_labels};
 
-use crate::{Error, Result};
+use crate::{Error, Result, timestamp};
 
 /// How deep references may nest; deeper chains are almost certainly a mistake.
 const MAX_REFERENCE_DEPTH: usize = 8;
@@ -46,10 +46,6 @@ pub struct StoredPrompt {
 
 const COLUMNS: &str = "id, project_id, name, version, type, prompt, config, labels, tags, commit_message, \
                        created_by, created_at, updated_at";
-
-pub fn timestamp(at: &DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
 
 impl StoredPrompt {
     /// The Prompt object of the SDKs, with the server's extra keys; `prompt` is the given body

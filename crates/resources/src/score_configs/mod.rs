@@ -20,7 +20,7 @@ use reads::params::PageRequest;
 pub use check::check;
 pub use write::{NewScoreConfig, ScoreConfigPatch, create, update};
 
-use crate::prompts::timestamp;
+use crate::timestamp;
 use crate::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
