@@ -16,6 +16,8 @@ pub struct AppState {
     pub stores: Stores,
     pub acceptor: Arc<Acceptor>,
     pub keys: Arc<crate::key_cache::KeyCache>,
+    /// Signs and checks web's own media URLs; keyed by `SALT`, so built once.
+    pub media_tokens: Arc<resources::media::TokenSigner>,
 }
 
 impl AppState {
@@ -26,7 +28,14 @@ impl AppState {
         queue.ensure_group().await.context("ingestion queue")?;
         let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
         acceptor.watch_backlog(shutdown.clone());
-        Ok(Self { config: Arc::new(config), stores, acceptor: Arc::new(acceptor), keys: Arc::default() })
+        let media_tokens = Arc::new(resources::media::TokenSigner::new(&config.auth.salt));
+        Ok(Self {
+            config: Arc::new(config),
+            stores,
+            acceptor: Arc::new(acceptor),
+            keys: Arc::default(),
+            media_tokens,
+        })
     }
 }
 

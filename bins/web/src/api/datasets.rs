@@ -62,8 +62,7 @@ async fn fetch_v1(State(state): State<AppState>, auth: ProjectAuth, Path(name): 
 
 /// Dataset items list the media they reference, with download URLs for this caller.
 async fn with_media(state: &AppState, project: &str, headers: &HeaderMap, mut body: Value) -> Reply {
-    let tokens = resources::media::TokenSigner::new(&state.config.auth.salt);
-    let urls = super::media::urls(state, &tokens, headers);
+    let urls = super::media::urls(state, headers);
     resources::media::attach_to_items(&state.stores.postgres, project, &mut body, &urls).await?;
     Ok(Json(body))
 }

@@ -15,7 +15,7 @@ use object_store::{ObjectStoreExt, WriteMultipart};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use resources::media::{self, Access, NewMedia, TokenSigner, UploadOutcome, Urls};
+use resources::media::{self, Access, NewMedia, UploadOutcome, Urls};
 
 use super::body::JsonBody;
 use super::reads::params;
@@ -40,10 +40,10 @@ fn public_base(headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
-pub(super) fn urls<'a>(state: &'a AppState, tokens: &'a TokenSigner, headers: &HeaderMap) -> Urls<'a> {
+pub(super) fn urls<'a>(state: &'a AppState, headers: &HeaderMap) -> Urls<'a> {
     Urls {
         presigner: state.stores.blobs.presigner(),
-        tokens,
+        tokens: &state.media_tokens,
         public_base: public_base(headers),
         expiry: state.config.media.url_expiry,
         now: chrono::Utc::now(),
@@ -56,8 +56,7 @@ async fn create(
     headers: HeaderMap,
     JsonBody(new): JsonBody<NewMedia>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let tokens = TokenSigner::new(&state.config.auth.salt);
-    let urls = urls(&state, &tokens, &headers);
+    let urls = urls(&state, &headers);
     let max = state.config.media.max_content_length;
     let created = media::create(&state.stores.postgres, &auth.project.id, new, &urls, max).await?;
     Ok((StatusCode::CREATED, Json(created)))
@@ -69,8 +68,7 @@ async fn fetch(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let tokens = TokenSigner::new(&state.config.auth.salt);
-    let urls = urls(&state, &tokens, &headers);
+    let urls = urls(&state, &headers);
     Ok(Json(media::get(&state.stores.postgres, &auth.project.id, &id, &urls).await?))
 }
 
@@ -90,8 +88,7 @@ fn authorised(state: &AppState, access: Access, id: &str, query: Option<String>)
     let project = params.string("project").unwrap_or_default();
     let expires = params.int("expires", 0, 0, i64::MAX)?;
     let token = params.string("token").unwrap_or_default();
-    let tokens = TokenSigner::new(&state.config.auth.salt);
-    if tokens.verify(access, &project, id, expires, &token, chrono::Utc::now().timestamp()) {
+    if state.media_tokens.verify(access, &project, id, expires, &token, chrono::Utc::now().timestamp()) {
         Ok(project)
     } else {
         Err(ApiError::forbidden("This media URL is invalid or has expired; ask the API for a new one"))
