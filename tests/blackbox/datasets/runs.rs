@@ -225,7 +225,13 @@ async fn runs_and_run_items_reach_postgres_and_clickhouse() {
         json!({"runName": "r1", "datasetItemId": "a", "traceId": "trace-3"}),
     )
     .await;
-    assert_ne!(again["datasetRunId"], first["datasetRunId"], "a deleted run's name starts a new run");
+    // Run ids are derived from project, dataset and name (as the SDKs derive experiment ids), so
+    // the name starts the same run again, with none of the deleted items.
+    assert_eq!(again["datasetRunId"], first["datasetRunId"]);
+    let run = get(&api, "/api/public/datasets/qa/runs/r1").await;
+    let traces: Vec<&str> =
+        run["datasetRunItems"].as_array().unwrap().iter().map(|i| i["traceId"].as_str().unwrap()).collect();
+    assert_eq!(traces, ["trace-3"], "{run}");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 
 use domain::event::Event;
+use resources::datasets::ExperimentLink;
 use storage::queue::IngestionJob;
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
@@ -17,6 +18,7 @@ use super::v3::V3Updates;
 pub struct Batch {
     events: Vec<Event>,
     v3: V3Updates,
+    experiment_links: Vec<ExperimentLink>,
     ids: Vec<String>,
     sdks: BTreeMap<SdkKey, SdkSighting>,
     started: Option<Instant>,
@@ -27,6 +29,7 @@ impl Batch {
         self.started.get_or_insert_with(Instant::now);
         self.events.extend(prepared.events);
         self.v3.extend(prepared.v3);
+        self.experiment_links.extend(prepared.experiment_links);
         self.ids.push(entry_id);
         self.see(job);
     }
@@ -68,6 +71,10 @@ impl Batch {
         &self.v3
     }
 
+    pub fn experiment_links(&self) -> &[ExperimentLink] {
+        &self.experiment_links
+    }
+
     pub fn ids(&self) -> &[String] {
         &self.ids
     }
@@ -92,6 +99,7 @@ impl Batch {
     pub fn clear(&mut self) {
         self.events.clear();
         self.v3.clear();
+        self.experiment_links.clear();
         self.ids.clear();
         self.sdks.clear();
         self.started = None;

@@ -8,6 +8,7 @@
 
 mod batch;
 mod enrich;
+mod experiments;
 mod heartbeat;
 mod prices;
 mod route;
@@ -193,7 +194,29 @@ impl Processor {
         storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
         // Staged rows land in the partition of "now": never in one propagation may already have
         // taken (storage.md §2.4).
-        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), enrichment).await
+        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), enrichment).await?;
+        self.link_experiments(batch.experiment_links()).await
+    }
+
+    /// Records the dataset runs of SDK 5 experiments (see `experiments`), after the spans are in.
+    async fn link_experiments(&self, links: &[resources::datasets::ExperimentLink]) -> storage::Result<()> {
+        if links.is_empty() {
+            return Ok(());
+        }
+        let linked = resources::datasets::link_experiment_items(&self.postgres, &self.clickhouse, links)
+            .await
+            .map_err(|error| match error {
+                resources::Error::Storage(error) => error,
+                other => storage::Error::new(storage::ErrorKind::Internal, other.to_string()),
+            })?;
+        if linked.unknown_items > 0 {
+            tracing::warn!(
+                unknown_items = linked.unknown_items,
+                "experiment spans name dataset items this project does not have; no run items for them"
+            );
+        }
+        tracing::debug!(created = linked.created, existing = linked.existing, "experiment run items linked");
+        Ok(())
     }
 
     /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is

@@ -14,7 +14,10 @@ use domain::event::Event;
 use domain::sdk::SdkInfo;
 use storage::queue::{IngestionJob, PayloadKind};
 
+use resources::datasets::ExperimentLink;
+
 use super::ProcessError;
+use super::experiments;
 use super::v3::{self, V3Updates};
 use crate::batch::{BatchContext, parse_batch};
 use crate::otel::{ConvertContext, convert};
@@ -24,6 +27,8 @@ use crate::otel::{ConvertContext, convert};
 pub struct Prepared {
     pub events: Vec<Event>,
     pub v3: V3Updates,
+    /// Dataset run items to record for experiment spans, while the v3 tables are written.
+    pub experiment_links: Vec<ExperimentLink>,
 }
 
 pub fn prepare(
@@ -64,7 +69,11 @@ pub fn prepare_otlp(
     };
     let spans = convert(&request, &context);
     let mode = migration.write_mode;
-    let mut v3 = if mode.writes_legacy_tables() { v3::from_spans(&spans) } else { V3Updates::default() };
+    let (mut v3, experiment_links) = if mode.writes_legacy_tables() {
+        (v3::from_spans(&spans), spans.iter().filter_map(|span| experiments::link_of(&span.event)).collect())
+    } else {
+        (V3Updates::default(), Vec::new())
+    };
     if mode == WriteMode::Dual && !direct {
         v3.stage_all();
     }
@@ -73,7 +82,7 @@ pub fn prepare_otlp(
     } else {
         Vec::new()
     };
-    Ok(Prepared { events, v3 })
+    Ok(Prepared { events, v3, experiment_links })
 }
 
 fn prepare_batch(
@@ -103,5 +112,5 @@ fn prepare_batch(
     if migration.write_mode == WriteMode::Dual {
         v3.stage_all();
     }
-    Ok(Prepared { events: Vec::new(), v3 })
+    Ok(Prepared { events: Vec::new(), v3, experiment_links: Vec::new() })
 }

@@ -7,6 +7,7 @@
 
 mod clickhouse;
 mod dataset;
+mod experiment_links;
 mod item_list;
 mod items;
 mod run_items;
@@ -17,9 +18,10 @@ use serde_json::Value;
 use sqlx::types::Json;
 
 pub use dataset::{NewDataset, get, get_v1, list, list_v1, upsert, upsert_v1};
+pub use experiment_links::{ExperimentLink, Linked, link_experiment_items};
 pub use item_list::list_items;
 pub use items::{NewItem, delete_item, get_item, upsert_item};
-pub use run_items::{NewRunItem, create_run_item, list_run_items};
+pub use run_items::{NewRunItem, create_run_item, list_run_items, run_id};
 pub use runs::{delete_run, get_run, list_runs};
 
 /// The time a write stamps: its transaction's start on the database's clock (one clock for every

@@ -124,22 +124,37 @@ async fn trace_of(clickhouse: &ClickHouse, project: &str, new: &NewRunItem) -> R
 }
 
 #[derive(sqlx::FromRow)]
-struct UpsertedRun {
-    id: String,
-    description: Option<String>,
-    metadata: Json<Value>,
-    created_at: DateTime<Utc>,
+pub(crate) struct UpsertedRun {
+    pub id: String,
+    pub description: Option<String>,
+    pub metadata: Json<Value>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A dataset run's id: the one the SDKs derive for the experiment of the same dataset and run name
+/// (first 16 hex digits of SHA-256 over the compact JSON array below), so a run created by
+/// `POST /dataset-run-items` and the experiment SDK 5 records from its spans are one and the same.
+pub fn run_id(project: &str, dataset_id: &str, run_name: &str) -> String {
+    let payload = json!(["langfuse-experiment-v1", project, dataset_id, run_name]).to_string();
+    let digest = ring::digest::digest(&ring::digest::SHA256, payload.as_bytes());
+    digest.as_ref()[..8].iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The run a new item goes into, by name within the item's dataset.
+pub(crate) struct RunFields<'a> {
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub metadata: Option<Value>,
+    pub created_at: Option<DateTime<Utc>>,
 }
 
 /// Creates the run on its first item; later items update its description and metadata when they
 /// carry them. The row stays locked until the transaction ends, so a deletion waits for it.
-async fn upsert_run(
+pub(crate) async fn upsert_run(
     tx: &mut PgConnection,
     project: &str,
-    item: &ItemVersion,
-    new: &NewRunItem,
-    metadata: Option<Value>,
-    created_at: Option<DateTime<Utc>>,
+    dataset_id: &str,
+    run: RunFields<'_>,
 ) -> Result<UpsertedRun> {
     let sql = format!(
         "INSERT INTO dataset_runs AS r (project_id, id, dataset_id, name, description, metadata, created_at, updated_at) \
@@ -151,14 +166,42 @@ async fn upsert_run(
     );
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
-        .bind(uuid::Uuid::new_v4().to_string())
-        .bind(&item.dataset_id)
-        .bind(&new.run_name)
-        .bind(&new.run_description)
-        .bind(metadata.map(Json))
-        .bind(created_at)
+        .bind(run_id(project, dataset_id, run.name))
+        .bind(dataset_id)
+        .bind(run.name)
+        .bind(run.description)
+        .bind(run.metadata.map(Json))
+        .bind(run.created_at)
         .fetch_one(tx)
         .await?)
+}
+
+/// Inserts a run item row; `None` when its id is already stored (a re-delivered link).
+pub(crate) async fn insert_item(
+    tx: &mut PgConnection,
+    project: &str,
+    item: &ItemVersion,
+    stored: &RunItem,
+    created_at: Option<DateTime<Utc>>,
+) -> Result<Option<DateTime<Utc>>> {
+    let sql = format!(
+        "INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, dataset_item_version, \
+         trace_id, observation_id, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, {NOW}), COALESCE($8, {NOW})) \
+         ON CONFLICT (project_id, id) DO NOTHING RETURNING created_at"
+    );
+    let created: Option<(DateTime<Utc>,)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(&stored.id)
+        .bind(&stored.dataset_run_id)
+        .bind(&item.id)
+        .bind(item.valid_from)
+        .bind(&stored.trace_id)
+        .bind(&stored.observation_id)
+        .bind(created_at)
+        .fetch_optional(tx)
+        .await?;
+    Ok(created.map(|(at,)| at))
 }
 
 /// `POST /dataset-run-items`: links the item (as it is, or as it was at `datasetVersion`) to a
@@ -183,35 +226,26 @@ pub async fn create_run_item(
     let trace_id = trace_of(clickhouse, project, &new).await?;
 
     let mut tx = pool.begin().await?;
-    let metadata = run_metadata(new.metadata.take(), version);
-    let run = upsert_run(&mut tx, project, &item, &new, metadata, created_at).await?;
-    let sql = format!(
-        "INSERT INTO dataset_run_items (project_id, id, dataset_run_id, dataset_item_id, dataset_item_version, \
-         trace_id, observation_id, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, {NOW}), COALESCE($8, {NOW})) RETURNING created_at"
-    );
-    let id = uuid::Uuid::new_v4().to_string();
-    let (created_at,): (DateTime<Utc>,) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(&id)
-        .bind(&run.id)
-        .bind(&item.id)
-        .bind(item.valid_from)
-        .bind(&trace_id)
-        .bind(&new.observation_id)
-        .bind(created_at)
-        .fetch_one(&mut *tx)
-        .await?;
-    let stored = RunItem {
-        id,
+    let fields = RunFields {
+        name: &new.run_name,
+        description: new.run_description.as_deref(),
+        metadata: run_metadata(new.metadata.take(), version),
+        created_at,
+    };
+    let run = upsert_run(&mut tx, project, &item.dataset_id, fields).await?;
+    let mut stored = RunItem {
+        id: uuid::Uuid::new_v4().to_string(),
         dataset_run_id: run.id.clone(),
         dataset_run_name: new.run_name,
         dataset_item_id: item.id.clone(),
         trace_id,
         observation_id: new.observation_id,
-        created_at,
-        updated_at: created_at,
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
     };
+    let created = insert_item(&mut tx, project, &item, &stored, created_at).await?;
+    stored.created_at = created.ok_or_else(|| Error::Conflict("run item id already taken".into()))?;
+    stored.updated_at = stored.created_at;
     let row = RunItemRow::new(project, &stored, &item, run.description, &run.metadata.0, run.created_at);
     insert_run_item(clickhouse, row).await?;
     tx.commit().await?;

@@ -1,0 +1,144 @@
+//! Dataset runs recorded from experiment spans. SDK 5's `run_experiment` no longer calls
+//! `POST /dataset-run-items`: it only marks each item's root span with `langfuse.experiment.*`
+//! attributes. While the v3 tables are written (legacy and dual), the worker turns those marks into
+//! the same run and run item a v3 SDK would have created, so the deprecated run reads, and the v4
+//! backfill that enriches spans from run items, see experiments of every SDK generation.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+use sqlx::PgPool;
+use storage::clickhouse::ClickHouse;
+
+use super::clickhouse::{RunItemRow, insert_run_item};
+use super::items::active_at;
+use super::run_items::{RunFields, RunItem, insert_item, upsert_run};
+use crate::{Error, Result};
+
+/// One dataset item's run, as an experiment span describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentLink {
+    pub project_id: String,
+    /// `langfuse.experiment.name`: the run name.
+    pub run_name: String,
+    pub description: Option<String>,
+    /// `langfuse.experiment.metadata`, flattened by the span mapping; kept as the run's metadata.
+    pub metadata: Map<String, Value>,
+    pub dataset_item_id: String,
+    /// The item version the experiment ran on; the version current at `created_at` otherwise.
+    pub item_version: Option<DateTime<Utc>>,
+    pub trace_id: String,
+    /// The item's root span (`langfuse.experiment.item.root_observation_id`).
+    pub observation_id: String,
+    /// The root span's start.
+    pub created_at: DateTime<Utc>,
+}
+
+impl ExperimentLink {
+    /// The run item's id: derived from what it links, so a re-delivered payload finds its row.
+    fn run_item_id(&self, run_id: &str) -> String {
+        let payload = json!([run_id, self.dataset_item_id, self.trace_id, self.observation_id]).to_string();
+        let digest = ring::digest::digest(&ring::digest::SHA256, payload.as_bytes());
+        digest.as_ref()[..16].iter().map(|byte| format!("{byte:02x}")).collect()
+    }
+}
+
+/// What linking a batch of experiment spans did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Linked {
+    pub created: usize,
+    /// Already linked by an earlier delivery of the same spans.
+    pub existing: usize,
+    /// Naming a dataset item this project does not have (deleted, archived, or never created).
+    pub unknown_items: usize,
+}
+
+/// Creates the run (by name, in the item's dataset) and the run item of every link, in PostgreSQL
+/// and ClickHouse. Idempotent: a link already stored is left as it is. A store error is returned
+/// for the caller to retry; an unknown item is counted and skipped, as retrying cannot fix it.
+pub async fn link_experiment_items(
+    pool: &PgPool,
+    clickhouse: &ClickHouse,
+    links: &[ExperimentLink],
+) -> Result<Linked> {
+    let mut linked = Linked::default();
+    for link in links {
+        let project = link.project_id.as_str();
+        let version = Some(link.item_version.unwrap_or(link.created_at));
+        let item = match active_at(pool, project, &link.dataset_item_id, version).await {
+            Ok(item) => item,
+            Err(Error::NotFound(_)) => {
+                linked.unknown_items += 1;
+                continue;
+            }
+            Err(other) => return Err(other),
+        };
+        let mut tx = pool.begin().await?;
+        let fields = RunFields {
+            name: &link.run_name,
+            description: link.description.as_deref(),
+            metadata: (!link.metadata.is_empty()).then(|| Value::Object(link.metadata.clone())),
+            created_at: Some(link.created_at),
+        };
+        let run = upsert_run(&mut tx, project, &item.dataset_id, fields).await?;
+        let mut stored = RunItem {
+            id: link.run_item_id(&run.id),
+            dataset_run_id: run.id.clone(),
+            dataset_run_name: link.run_name.clone(),
+            dataset_item_id: item.id.clone(),
+            trace_id: link.trace_id.clone(),
+            observation_id: Some(link.observation_id.clone()),
+            created_at: link.created_at,
+            updated_at: link.created_at,
+        };
+        match insert_item(&mut tx, project, &item, &stored, Some(link.created_at)).await? {
+            Some(created_at) => {
+                stored.created_at = created_at;
+                stored.updated_at = created_at;
+                linked.created += 1;
+            }
+            None => linked.existing += 1,
+        }
+        // Written again for an existing link too: a crash between the two stores may have left
+        // only the PostgreSQL row, and the replacing table keeps one copy either way.
+        let row = RunItemRow::new(project, &stored, &item, run.description, &run.metadata.0, run.created_at);
+        insert_run_item(clickhouse, row).await?;
+        tx.commit().await?;
+    }
+    Ok(linked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link() -> ExperimentLink {
+        ExperimentLink {
+            project_id: "p".into(),
+            run_name: "run".into(),
+            description: None,
+            metadata: Map::new(),
+            dataset_item_id: "item".into(),
+            item_version: None,
+            trace_id: "t".into(),
+            observation_id: "o".into(),
+            created_at: DateTime::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn run_ids_are_the_ones_the_sdks_derive() {
+        // Python SDK 5: sha256(json.dumps([...], separators=(",", ":"), ensure_ascii=False))[:16]
+        let id = super::super::run_items::run_id("proj-1", "ds-1", "nightly é \"x\"");
+        assert_eq!(id, "ff2e2a6abf38e6ed");
+    }
+
+    #[test]
+    fn run_item_ids_are_stable_and_depend_on_every_part() {
+        let a = link();
+        assert_eq!(a.run_item_id("r"), link().run_item_id("r"));
+        assert_eq!(a.run_item_id("r").len(), 32);
+        assert_ne!(a.run_item_id("r"), a.run_item_id("r2"));
+        let other_trace = ExperimentLink { trace_id: "t2".into(), ..link() };
+        assert_ne!(a.run_item_id("r"), other_trace.run_item_id("r"));
+    }
+}
