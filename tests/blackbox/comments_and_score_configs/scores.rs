@@ -146,16 +146,17 @@ async fn refused_scores_are_never_stored_and_fitting_ones_are_stored_as_their_co
         score("kept-label", &verdict, json!(0)),
         score("dropped", &quality, json!(50)),
         score("kept-num", &quality, json!(3)),
+        score("kept-good", &verdict, json!("good")),
     ];
     let answer = api.expect(207, Method::POST, "/api/public/ingestion", Some(&batch(&scores))).await;
     assert_eq!(answer["errors"].as_array().unwrap().len(), 1, "{answer}");
 
-    // One payload holds all four: once the three kept scores are readable, the fourth would be too.
+    // One payload holds all five: once the four kept scores are readable, the fifth would be too.
     let listed =
-        until(&api, "/api/public/v2/scores?limit=100", |body| body["meta"]["totalItems"].as_u64() >= Some(3))
+        until(&api, "/api/public/v2/scores?limit=100", |body| body["meta"]["totalItems"].as_u64() >= Some(4))
             .await;
     let stored = |id: &str| listed["data"].as_array().unwrap().iter().find(|s| s["id"] == id).cloned();
-    assert!(stored("dropped").is_none() && listed["meta"]["totalItems"] == 3, "{listed}");
+    assert!(stored("dropped").is_none() && listed["meta"]["totalItems"] == 4, "{listed}");
     let boolean = stored("kept-bool").unwrap();
     assert_eq!(
         (&boolean["dataType"], &boolean["stringValue"], &boolean["name"]),
@@ -165,6 +166,12 @@ async fn refused_scores_are_never_stored_and_fitting_ones_are_stored_as_their_co
     assert_eq!(
         (&label["dataType"], &label["stringValue"], &label["configId"]),
         (&json!("CATEGORICAL"), &json!("bad"), &json!(verdict))
+    );
+    let good = stored("kept-good").unwrap();
+    assert_eq!(
+        (good["stringValue"].as_str(), good["value"].as_f64()),
+        (Some("good"), Some(1.0)),
+        "a category's numeric value is its config's: {good}"
     );
     let numeric = stored("kept-num").unwrap();
     assert_eq!(

@@ -3,6 +3,7 @@
 //! `"True"`/`"False"` for booleans.
 
 use domain::legacy::{ScoreDataType, ScoreRecord};
+use resources::score_configs::CATEGORY_VALUE_KEY;
 use serde_json::{Map, Value};
 
 use super::BatchContext;
@@ -101,7 +102,7 @@ impl ScoreValue {
     }
 
     /// String-valued scores store the label; the numeric value of a CATEGORICAL label comes from
-    /// its score config, which is looked up after parsing (0 until then, as upstream without one).
+    /// its score config (which web wrote into the accepted body), 0 without one as upstream.
     fn text(data_type: ScoreDataType, label: &str) -> Self {
         Self { data_type, value: 0.0, string_value: Some(label.to_owned()) }
     }
@@ -120,7 +121,11 @@ fn value(check: &mut Check<'_>, has_config: bool) -> Option<ScoreValue> {
     match (data_type, raw) {
         (None | Some("NUMERIC"), Value::Number(n)) => n.as_f64().map(ScoreValue::numeric),
         (None | Some("CATEGORICAL"), Value::String(s)) => {
-            Some(ScoreValue::text(ScoreDataType::Categorical, s))
+            let mut score = ScoreValue::text(ScoreDataType::Categorical, s);
+            if has_config && let Some(number) = check.value(CATEGORY_VALUE_KEY).and_then(Value::as_f64) {
+                score.value = number;
+            }
+            Some(score)
         }
         (Some("BOOLEAN"), Value::Number(n)) => match n.as_f64() {
             Some(v) if v == 0.0 || v == 1.0 => Some(ScoreValue {

@@ -78,6 +78,8 @@ fn render_row(mut row: JsonRow, version: Version) -> Option<Value> {
     }
     let data_type = row.get("dataType").and_then(Value::as_str).unwrap_or("NUMERIC").to_owned();
     let string_value = row.get("_stringValue").cloned().unwrap_or(Value::Null);
+    // A category's numeric value (its config's; 0 without one).
+    let number = row.get("_value").and_then(Value::as_f64).unwrap_or_default();
     let typed = typed_value(&mut row);
     let mut out = Map::new();
     for key in [
@@ -110,7 +112,7 @@ fn render_row(mut row: JsonRow, version: Version) -> Option<Value> {
             out.insert("stringValue".into(), string_value);
         }
         "CATEGORICAL" => {
-            out.insert("value".into(), json!(0.0));
+            out.insert("value".into(), json!(number));
             out.insert("stringValue".into(), typed);
         }
         _ => {

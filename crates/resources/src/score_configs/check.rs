@@ -69,6 +69,11 @@ pub fn check(config: &ScoreConfig, data_type: Option<&str>, value: &Value) -> Re
     }
 }
 
+/// Where [`fit`] leaves the numeric value of a CATEGORICAL score's category in the stored body: the
+/// worker parses the body web accepted and reads it there, and only for scores with a `configId`
+/// (whose bodies [`fit`] always rewrote), so a client cannot set it.
+pub const CATEGORY_VALUE_KEY: &str = "configCategoryValue";
+
 /// Checks a score body (`dataType`, `value` as sent) against `config` and rewrites it as it is to
 /// be stored: the config's name and data type (a score of a config is that config's score, as
 /// upstream names it at ingestion), and the value [`check`] returns. So a `value: 1` sent without
@@ -80,6 +85,14 @@ pub(super) fn fit(config: &ScoreConfig, score: &mut Map<String, Value>) -> Resul
         Some(other) => return Err(format!("dataType: expected a string, got {}", shown(other))),
     };
     let stored = check(config, data_type, score.get("value").unwrap_or(&Value::Null))?;
+    // Whatever the client put under this key is replaced: only the config decides it.
+    score.remove(CATEGORY_VALUE_KEY);
+    if config.data_type == DataType::Categorical
+        && let Value::String(label) = &stored
+        && let Some(category) = categories(config).iter().find(|category| category.label == *label)
+    {
+        score.insert(CATEGORY_VALUE_KEY.to_owned(), Value::from(category.value));
+    }
     score.insert("name".to_owned(), Value::String(config.name.clone()));
     score.insert("dataType".to_owned(), Value::String(config.data_type.as_str().to_owned()));
     score.insert("value".to_owned(), stored);
@@ -205,8 +218,15 @@ mod tests {
         fit(&config(DataType::Categorical), body).unwrap();
         assert_eq!(
             score,
-            json!({"name": "quality", "value": "good", "dataType": "CATEGORICAL", "configId": "cfg", "traceId": "t"})
+            json!({"name": "quality", "value": "good", "dataType": "CATEGORICAL", "configId": "cfg", "traceId": "t",
+                   "configCategoryValue": 1.0})
         );
+        let mut by_label = json!({"value": "bad", "configId": "cfg", "configCategoryValue": 7});
+        fit(&config(DataType::Categorical), by_label.as_object_mut().unwrap()).unwrap();
+        assert_eq!(by_label[CATEGORY_VALUE_KEY], 0.0, "the config decides the value, not the client");
+        let mut numeric = json!({"value": 3, "configId": "cfg", "configCategoryValue": 7});
+        fit(&config(DataType::Numeric), numeric.as_object_mut().unwrap()).unwrap();
+        assert_eq!(numeric.get(CATEGORY_VALUE_KEY), None, "only categorical scores carry one");
 
         let mut refused = json!({"name": "q", "value": 11, "configId": "cfg"});
         let error = fit(&config(DataType::Numeric), refused.as_object_mut().unwrap()).unwrap_err();

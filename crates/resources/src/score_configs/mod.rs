@@ -17,7 +17,7 @@ use sqlx::types::Json;
 use reads::Params;
 use reads::params::PageRequest;
 
-pub use check::check;
+pub use check::{CATEGORY_VALUE_KEY, check};
 pub use write::{NewScoreConfig, ScoreConfigPatch, create, update};
 
 use crate::timestamp;

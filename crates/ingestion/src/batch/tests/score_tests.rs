@@ -56,7 +56,15 @@ fn defaults_and_inference() {
     let record = score(base(json!({"value": "positive"})));
     assert_eq!(record.data_type, ScoreDataType::Categorical, "a string without dataType is CATEGORICAL");
     assert_eq!(record.string_value.as_deref(), Some("positive"));
-    assert_eq!(record.value, 0.0, "the category's value comes from its config, looked up later");
+    assert_eq!(record.value, 0.0, "without a config a category has no value");
+}
+
+#[test]
+fn a_categorical_score_of_a_config_takes_the_value_web_wrote() {
+    let with_config = score(base(json!({"value": "good", "configId": "cfg", "configCategoryValue": 2.5})));
+    assert_eq!((with_config.value, with_config.string_value.as_deref()), (2.5, Some("good")));
+    let without = score(base(json!({"value": "good", "configCategoryValue": 2.5})));
+    assert_eq!(without.value, 0.0, "only bodies web fitted to a config carry a value there");
 }
 
 #[test]
