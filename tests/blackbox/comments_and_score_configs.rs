@@ -18,6 +18,30 @@ fn comment(object_type: &str, object_id: &str, content: &str) -> Value {
     json!({"projectId": "project-blackbox", "objectType": object_type, "objectId": object_id, "content": content})
 }
 
+/// What the comments of these tests name, as v3 rows of `project`: traces `t-1` (in session `s-1`)
+/// and `t-2`, observation `o-1`.
+async fn seed_objects(api: &Api, project: &str) {
+    let ch = api.stack.ch.client();
+    ch.query(
+        "INSERT INTO traces (id, timestamp, name, project_id, public, bookmarked, tags, session_id, event_ts, is_deleted) \
+         VALUES ('t-1', now64(3), 'a', ?, false, false, [], 's-1', now64(3), 0), \
+                ('t-2', now64(3), 'b', ?, false, false, [], NULL, now64(3), 0)",
+    )
+    .bind(project)
+    .bind(project)
+    .execute()
+    .await
+    .unwrap();
+    ch.query(
+        "INSERT INTO observations (id, trace_id, project_id, type, start_time, name, level, event_ts, is_deleted) \
+         VALUES ('o-1', 't-1', ?, 'SPAN', now64(3), 'task', 'DEFAULT', now64(3), 0)",
+    )
+    .bind(project)
+    .execute()
+    .await
+    .unwrap();
+}
+
 /// Each refusal is a 400 whose message contains `needle`.
 async fn refused(api: &Api, method: Method, path: &str, body: Option<Value>, needle: &str) {
     let answer = api.expect(400, method.clone(), path, body.as_ref()).await;
@@ -28,6 +52,9 @@ async fn refused(api: &Api, method: Method, path: &str, body: Option<Value>, nee
 #[tokio::test]
 async fn comments_are_created_listed_and_fetched() {
     let api = Api::start(&[]).await;
+    seed_objects(&api, "project-blackbox").await;
+    let prompt = json!({"name": "greeting", "type": "text", "prompt": "hi"});
+    let prompt = api.expect(201, Method::POST, "/api/public/v2/prompts", Some(&prompt)).await["id"].clone();
     let mut ids = Vec::new();
     for (object_type, object_id, content) in [
         ("TRACE", "t-1", "first"),
@@ -39,7 +66,7 @@ async fn comments_are_created_listed_and_fetched() {
             api.expect(200, Method::POST, COMMENTS, Some(&comment(object_type, object_id, content))).await;
         ids.push(created["id"].as_str().unwrap().to_owned());
     }
-    let authored = json!({"projectId": "project-blackbox", "objectType": "PROMPT", "objectId": "p-1",
+    let authored = json!({"projectId": "project-blackbox", "objectType": "PROMPT", "objectId": prompt,
         "content": "**markdown** kept as is", "authorUserId": "user-7"});
     let authored = api.expect(200, Method::POST, COMMENTS, Some(&authored)).await["id"].clone();
 
@@ -98,6 +125,15 @@ async fn comments_are_created_listed_and_fetched() {
     ] {
         refused(&api, Method::POST, COMMENTS, Some(body), needle).await;
     }
+    // A comment needs its object, in this project.
+    for (object_type, object_id) in
+        [("TRACE", "t-9"), ("OBSERVATION", "t-1"), ("SESSION", "t-1"), ("PROMPT", "greeting")]
+    {
+        let missing =
+            api.expect(404, Method::POST, COMMENTS, Some(&comment(object_type, object_id, "x"))).await;
+        assert_eq!(missing["message"], format!("No {object_type} with id `{object_id}` in this project"));
+    }
+    api.expect(200, Method::POST, COMMENTS, Some(&comment("SESSION", "s-1", "a session"))).await;
     refused(&api, Method::GET, &format!("{COMMENTS}?objectId=t-1"), None, "`objectId` needs `objectType`")
         .await;
     refused(&api, Method::GET, &format!("{COMMENTS}?objectType=SPAN"), None, "`objectType` must be one of")
@@ -106,7 +142,7 @@ async fn comments_are_created_listed_and_fetched() {
         .await;
     assert_eq!(
         api.expect(200, Method::GET, COMMENTS, None).await["meta"]["totalItems"],
-        5,
+        6,
         "nothing refused was kept"
     );
 }
@@ -115,6 +151,7 @@ async fn comments_are_created_listed_and_fetched() {
 async fn one_projects_comments_and_score_configs_are_invisible_to_another() {
     let api = Api::start(&[]).await;
     let other = api.other_project().await;
+    seed_objects(&api, "project-blackbox").await;
     let ours =
         api.expect(200, Method::POST, COMMENTS, Some(&comment("TRACE", "t-1", "mine"))).await["id"].clone();
     let config = json!({"name": "private", "dataType": "NUMERIC"});
@@ -147,6 +184,12 @@ async fn one_projects_comments_and_score_configs_are_invisible_to_another() {
         answer["message"].as_str().unwrap().contains("does not match a score config of this project"),
         "{answer}"
     );
+
+    // Our trace is not the other project's to comment on; its own trace of the same id is.
+    let theirs = json!({"projectId": "other", "objectType": "TRACE", "objectId": "t-1", "content": "theirs"});
+    let (status, _) = api.send_as(&other, Method::POST, COMMENTS, Some(&theirs)).await;
+    assert_eq!(status, 404);
+    seed_objects(&api, "other").await;
 
     // What the other project writes stays its own.
     let theirs = json!({"projectId": "other", "objectType": "TRACE", "objectId": "t-1", "content": "theirs"});
@@ -302,6 +345,7 @@ async fn score_configs_are_created_listed_fetched_and_patched() {
 #[tokio::test]
 async fn python_sdk_manages_score_configs_and_comments() {
     let api = Api::start(&[]).await;
+    seed_objects(&api, "project-blackbox").await;
     let seen = run_client("comments_and_score_configs.py", &api.web).await;
     assert_eq!(seen["config"]["data_type"], "CATEGORICAL");
     assert_eq!(seen["config"]["categories"], json!([["good", 1.0], ["bad", 0.0]]));

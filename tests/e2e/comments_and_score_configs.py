@@ -37,11 +37,11 @@ configs = api.score_configs.get(page=1, limit=10)
 
 project_id = api.projects.get().data[0].id
 first = api.comments.create(
-    project_id=project_id, object_type="TRACE", object_id="trace-1", content="first", author_user_id="ada"
+    project_id=project_id, object_type="TRACE", object_id="t-1", content="first", author_user_id="ada"
 )
-api.comments.create(project_id=project_id, object_type="TRACE", object_id="trace-1", content="second")
-api.comments.create(project_id=project_id, object_type="SESSION", object_id="trace-1", content="elsewhere")
-comments = api.comments.get(object_type="TRACE", object_id="trace-1", page=1, limit=10)
+api.comments.create(project_id=project_id, object_type="TRACE", object_id="t-1", content="second")
+api.comments.create(project_id=project_id, object_type="SESSION", object_id="s-1", content="elsewhere")
+comments = api.comments.get(object_type="TRACE", object_id="t-1", page=1, limit=10)
 fetched_comment = api.comments.get_by_id(first.id)
 try:
     api.comments.get_by_id("no-such-comment")

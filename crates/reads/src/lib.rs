@@ -11,6 +11,7 @@
 //! ARCHITECTURE.md for what that leaves to background merges.
 
 pub mod cursor;
+pub mod exists;
 pub mod experiments;
 pub mod filter;
 pub mod gate;

@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 
 use reads::Params;
+use reads::exists::{Object, exists};
 use reads::params::PageRequest;
+use storage::clickhouse::ClickHouse;
 
 use crate::timestamp;
 use crate::{Error, Result};
@@ -93,9 +95,40 @@ fn validate(project: &str, new: &NewComment) -> Result<&'static str> {
     Ok(kind)
 }
 
-/// `POST /api/public/comments`: `{"id"}` of the new comment.
-pub async fn create(pool: &PgPool, project: &str, new: NewComment) -> Result<Value> {
+/// Whether the object a comment names exists in the project: prompts in PostgreSQL, the rest in
+/// ClickHouse (either data model). A comment on nothing would be listed with nothing, forever.
+async fn object_exists(
+    pool: &PgPool,
+    clickhouse: &ClickHouse,
+    project: &str,
+    kind: &str,
+    id: &str,
+) -> Result<bool> {
+    let object = match kind {
+        "TRACE" => Object::Trace,
+        "OBSERVATION" => Object::Observation,
+        "SESSION" => Object::Session,
+        _ => {
+            let found: Option<(i32,)> =
+                sqlx::query_as("SELECT 1 FROM prompts WHERE project_id = $1 AND id = $2")
+                    .bind(project)
+                    .bind(id)
+                    .fetch_optional(pool)
+                    .await?;
+            return Ok(found.is_some());
+        }
+    };
+    Ok(exists(clickhouse, project, object, id).await?)
+}
+
+/// `POST /api/public/comments`: `{"id"}` of the new comment; 404 when the object it names is not in
+/// the project (or not yet: ingestion is asynchronous, so a client commenting on a trace it has
+/// just sent may have to retry).
+pub async fn create(pool: &PgPool, clickhouse: &ClickHouse, project: &str, new: NewComment) -> Result<Value> {
     let kind = validate(project, &new)?;
+    if !object_exists(pool, clickhouse, project, kind, &new.object_id).await? {
+        return Err(Error::not_found(format!("No {kind} with id `{}` in this project", new.object_id)));
+    }
     let id = uuid::Uuid::new_v4().to_string();
     sqlx::query(
         "INSERT INTO comments (id, project_id, object_type, object_id, content, author_user_id) \

@@ -2,7 +2,7 @@
 //! events; listing the root span's comments includes the trace's, a child span's does not, and a
 //! v3 trace's virtual root `t-<trace id>` shows them too.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -50,7 +50,18 @@ async fn a_traces_comments_are_listed_with_its_root_observation() {
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
 
-    api.expect(200, Method::POST, COMMENTS, Some(&comment("TRACE", TRACE, "on the trace"))).await;
+    // A comment needs its object stored: 404 until the worker has written the spans.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, answer) =
+            api.send(Method::POST, COMMENTS, Some(&comment("TRACE", TRACE, "on the trace"))).await;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 404, "{answer}");
+        assert!(Instant::now() < deadline, "the trace never became commentable: {answer}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     api.expect(200, Method::POST, COMMENTS, Some(&comment("OBSERVATION", ROOT, "on the root"))).await;
     api.expect(200, Method::POST, COMMENTS, Some(&comment("OBSERVATION", CHILD, "on the child"))).await;
 

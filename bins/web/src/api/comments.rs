@@ -24,7 +24,7 @@ async fn create(
     auth: ProjectAuth,
     JsonBody(new): JsonBody<NewComment>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(comments::create(&state.stores.postgres, &auth.project.id, new).await?))
+    Ok(Json(comments::create(&state.stores.postgres, &state.stores.clickhouse, &auth.project.id, new).await?))
 }
 
 async fn list(
