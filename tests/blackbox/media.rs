@@ -189,4 +189,65 @@ async fn python_sdk_uploads_media_and_reads_it_back() {
     let seen = run_client("media.py", &api.web).await;
     assert_eq!(seen["same_bytes"], true, "{seen}");
     assert_eq!(seen["content_type"], "image/png");
+    // The v2 observations read lists the reference it found in the input, with a working URL.
+    // Its input is the JSON text as the span carried it, so the reference is in the string at `$`.
+    assert_eq!(
+        seen["listed"],
+        json!([{"field": "input", "json_path": "$", "media_id": seen["media_id"],
+                "is_the_reference": true, "same_bytes": true}]),
+        "{seen}"
+    );
+}
+
+/// The legacy trace read lists the media its trace and its observations reference, and the v1
+/// dataset read the media of its items.
+#[tokio::test]
+async fn legacy_traces_and_v1_datasets_list_their_media_references() {
+    let api = Api::start(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy")]).await;
+    let created = api.expect(201, Method::POST, "/api/public/media", Some(&announce(IMAGE, "trace-m"))).await;
+    let id = created["mediaId"].as_str().unwrap().to_owned();
+    assert_eq!(put(created["uploadUrl"].as_str().unwrap(), IMAGE).await, 200);
+    let outcome = json!({"uploadedAt": "2026-01-01T00:00:00Z", "uploadHttpStatus": 200});
+    api.expect(200, Method::PATCH, &format!("/api/public/media/{id}"), Some(&outcome)).await;
+    let reference = format!("@@@langfuseMedia:type=image/png|id={id}|source=bytes@@@");
+
+    let ch = api.stack.ch.client();
+    ch.query(
+        "INSERT INTO traces (id, timestamp, name, project_id, public, bookmarked, tags, output, event_ts, is_deleted) \
+         VALUES ('trace-m', now64(3), 't', 'project-blackbox', false, false, [], ?, now64(3), 0)",
+    )
+    .bind(json!({"answer": reference}).to_string())
+    .execute()
+    .await
+    .unwrap();
+    ch.query(
+        "INSERT INTO observations (id, trace_id, project_id, type, start_time, name, level, input, event_ts, is_deleted) \
+         VALUES ('obs-m', 'trace-m', 'project-blackbox', 'SPAN', now64(3), 'look', 'DEFAULT', ?, now64(3), 0)",
+    )
+    .bind(json!([{"content": reference}]).to_string())
+    .execute()
+    .await
+    .unwrap();
+
+    let trace = api.expect(200, Method::GET, "/api/public/traces/trace-m", None).await;
+    let paths = |object: &Value| -> Vec<(Value, Value, Value)> {
+        object["mediaReferences"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no mediaReferences in {object}"))
+            .iter()
+            .map(|r| (r["field"].clone(), r["jsonPath"].clone(), r["media"]["mediaId"].clone()))
+            .collect()
+    };
+    assert_eq!(paths(&trace), [(json!("output"), json!("$.answer"), json!(id))]);
+    assert_eq!(paths(&trace["observations"][0]), [(json!("input"), json!("$[0].content"), json!(id))]);
+    let url = trace["observations"][0]["mediaReferences"][0]["media"]["url"].as_str().unwrap();
+    assert_eq!(download(url).await, (200, IMAGE.to_vec()));
+    let observation = api.expect(200, Method::GET, "/api/public/observations/obs-m", None).await;
+    assert_eq!(paths(&observation), paths(&trace["observations"][0]));
+
+    api.expect(200, Method::POST, "/api/public/datasets", Some(&json!({"name": "v1-media"}))).await;
+    let item = json!({"datasetName": "v1-media", "id": "item-m", "input": reference});
+    api.expect(200, Method::POST, "/api/public/dataset-items", Some(&item)).await;
+    let dataset = api.expect(200, Method::GET, "/api/public/datasets/v1-media", None).await;
+    assert_eq!(paths(&dataset["items"][0]), [(json!("input"), json!("$"), json!(id))]);
 }

@@ -29,7 +29,7 @@ with langfuse.start_as_current_observation(
     trace_id = langfuse.get_current_trace_id()
 langfuse.flush()
 
-deadline = time.monotonic() + 60
+deadline = time.monotonic() + 90
 reference = None
 while reference is None:
     page = langfuse.api.observations.get_many(trace_id=trace_id, fields="core,io", from_start_time=started)
@@ -46,4 +46,35 @@ while reference is None:
 parsed = LangfuseMedia.parse_reference_string(reference)
 media = langfuse.api.media.get(parsed["media_id"])
 downloaded = httpx.get(media.url).content
-print(json.dumps({"same_bytes": downloaded == IMAGE, "content_type": media.content_type}))
+
+# The server lists the reference with the observation too, once the upload is recorded.
+http = langfuse.api._client_wrapper.httpx_client
+query = {"traceId": trace_id, "fields": "core,io", "fromStartTime": started.isoformat()}
+listed = []
+while not listed:
+    rows = http.request("api/public/v2/observations", method="GET", params=query).json()["data"]
+    listed = [ref for row in rows for ref in row.get("mediaReferences", [])]
+    if not listed:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no mediaReferences listed for trace {trace_id}: {rows}")
+        time.sleep(0.3)
+
+print(
+    json.dumps(
+        {
+            "same_bytes": downloaded == IMAGE,
+            "content_type": media.content_type,
+            "listed": [
+                {
+                    "field": ref["field"],
+                    "json_path": ref["jsonPath"],
+                    "media_id": ref["media"]["mediaId"],
+                    "is_the_reference": ref["referenceString"] == reference,
+                    "same_bytes": httpx.get(ref["media"]["url"]).content == IMAGE,
+                }
+                for ref in listed
+            ],
+            "media_id": parsed["media_id"],
+        }
+    )
+)

@@ -56,7 +56,6 @@ pub fn truncate_metadata(value: &mut Value, max: usize, expand: &[String]) {
     }
 }
 
-/// Puts `null` under every key that is absent, so strict clients find it.
 /// The objects of a response body: the rows of a list (`data`) or the single object of a get.
 pub fn rows_mut(body: &mut Value) -> Vec<&mut Map<String, Value>> {
     if body.get("data").is_some_and(Value::is_array) {
@@ -65,6 +64,7 @@ pub fn rows_mut(body: &mut Value) -> Vec<&mut Map<String, Value>> {
     body.as_object_mut().into_iter().collect()
 }
 
+/// Puts `null` under every key that is absent, so strict clients find it.
 pub fn ensure_keys(row: &mut JsonRow, keys: &[&str]) {
     for key in keys {
         row.entry(*key).or_insert(Value::Null);

@@ -56,8 +56,20 @@ async fn upsert_v1(
     Ok(Json(datasets::upsert_v1(&state.stores.postgres, &auth.project.id, new).await?))
 }
 
-async fn fetch_v1(State(state): State<AppState>, auth: ProjectAuth, Path(name): Path<String>) -> Reply {
-    Ok(Json(datasets::get_v1(&state.stores.postgres, &auth.project.id, &name).await?))
+/// The v1 dataset carries its current items, which list their media like the item endpoints'.
+async fn fetch_v1(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Reply {
+    let mut dataset = datasets::get_v1(&state.stores.postgres, &auth.project.id, &name).await?;
+    let urls = super::media::urls(&state, &headers);
+    let items =
+        dataset["items"].as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect();
+    let fields = resources::media::ITEM_FIELDS;
+    resources::media::attach(&state.stores.postgres, &auth.project.id, items, fields, &urls).await?;
+    Ok(Json(dataset))
 }
 
 /// Dataset items list the media they reference, with download URLs for this caller.

@@ -4,8 +4,9 @@
 use axum::Json;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
 use axum::routing::get;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use reads::{Params, ReadError, gate};
 
@@ -76,18 +77,38 @@ impl Read {
         &self.state.stores.clickhouse
     }
 
-    /// Observations carry the id of the model they were priced with; its prices are in PostgreSQL.
-    async fn with_model_prices(&self, mut body: Value) -> Reply {
+    /// Observations as they are answered: with the prices of the model each was priced with (the
+    /// rows carry its id; the prices are in PostgreSQL), and the media they reference.
+    async fn observations_body(&self, headers: &HeaderMap, mut body: Value) -> Reply {
         let ids = reads::model_prices::model_ids(&mut body);
         let prices = storage::models::prices_by_id(&self.state.stores.postgres, &self.project, &ids).await?;
         reads::model_prices::attach(&mut body, &prices);
+        self.attach_media(headers, reads::render::rows_mut(&mut body)).await?;
         Ok(Json(body))
+    }
+
+    /// `mediaReferences` for the media an input, output or metadata references, with download
+    /// URLs for this caller.
+    async fn attach_media(
+        &self,
+        headers: &HeaderMap,
+        objects: Vec<&mut Map<String, Value>>,
+    ) -> Result<(), ApiError> {
+        let urls = super::media::urls(&self.state, headers);
+        let fields = resources::media::OBSERVATION_FIELDS;
+        resources::media::attach(&self.state.stores.postgres, &self.project, objects, fields, &urls).await?;
+        Ok(())
     }
 }
 
-async fn observations_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+async fn observations_v2(
+    State(s): State<AppState>,
+    a: ProjectAuth,
+    h: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Reply {
     let r = Read::v4(s, a, q, "v2 observations API")?;
-    r.with_model_prices(reads::observations::list(r.clickhouse(), &r.project, &r.params).await?).await
+    r.observations_body(&h, reads::observations::list(r.clickhouse(), &r.project, &r.params).await?).await
 }
 
 async fn scores_v3(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
@@ -115,32 +136,55 @@ async fn traces(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery
     Ok(Json(reads::legacy::traces::list(r.clickhouse(), &r.project, &r.params).await?))
 }
 
-async fn trace(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+async fn trace(State(s): State<AppState>, a: ProjectAuth, h: HeaderMap, Path(id): Path<String>) -> Reply {
     let r = Read::legacy(s, a, None)?;
-    Ok(Json(reads::legacy::traces::get(r.clickhouse(), &r.project, &id).await?))
+    let mut trace = reads::legacy::traces::get(r.clickhouse(), &r.project, &id).await?;
+    // The trace and its observations reference media alike.
+    let mut observations = trace.get_mut("observations").map(Value::take).unwrap_or_default();
+    let mut objects = reads::render::rows_mut(&mut trace);
+    objects.extend(observations.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut));
+    r.attach_media(&h, objects).await?;
+    trace["observations"] = observations;
+    Ok(Json(trace))
 }
 
-async fn observations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+async fn observations(
+    State(s): State<AppState>,
+    a: ProjectAuth,
+    h: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Reply {
     let r = Read::legacy(s, a, q)?;
-    r.with_model_prices(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, None).await?)
-        .await
+    let body = reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, None).await?;
+    r.observations_body(&h, body).await
 }
 
-async fn observation(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+async fn observation(
+    State(s): State<AppState>,
+    a: ProjectAuth,
+    h: HeaderMap,
+    Path(id): Path<String>,
+) -> Reply {
     let r = Read::legacy(s, a, None)?;
-    r.with_model_prices(reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?).await
+    r.observations_body(&h, reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?).await
 }
 
-async fn spans(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+async fn spans(State(s): State<AppState>, a: ProjectAuth, h: HeaderMap, RawQuery(q): RawQuery) -> Reply {
     let r = Read::legacy(s, a, q)?;
-    Ok(Json(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, Some("SPAN")).await?))
+    let body = reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, Some("SPAN")).await?;
+    r.observations_body(&h, body).await
 }
 
-async fn generations(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {
+async fn generations(
+    State(s): State<AppState>,
+    a: ProjectAuth,
+    h: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Reply {
     let r = Read::legacy(s, a, q)?;
     let kind = Some("GENERATION");
-    r.with_model_prices(reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?)
-        .await
+    let body = reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?;
+    r.observations_body(&h, body).await
 }
 
 async fn sessions(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {

@@ -1,6 +1,8 @@
 //! Media references inside stored JSON: the SDKs replace an attachment by
-//! `@@@langfuseMedia:type=<content type>|id=<media id>|source=<source>@@@`. Dataset items list the
-//! ones they contain as `mediaReferences`, each with a fresh download URL.
+//! `@@@langfuseMedia:type=<content type>|id=<media id>|source=<source>@@@`. Dataset items, traces
+//! and observations list the ones they contain as `mediaReferences`, each with a fresh download URL.
+
+use serde_json::Map;
 
 use std::collections::HashMap;
 
@@ -13,8 +15,10 @@ use crate::timestamp;
 
 const OPEN: &str = "@@@langfuseMedia:";
 const CLOSE: &str = "@@@";
-/// The item fields references are looked for in, with their wire names.
-const FIELDS: [&str; 3] = ["input", "expectedOutput", "metadata"];
+/// The fields of a dataset item references are looked for in, with their wire names.
+pub const ITEM_FIELDS: &[&str] = &["input", "expectedOutput", "metadata"];
+/// The same for traces and observations.
+pub const OBSERVATION_FIELDS: &[&str] = &["input", "output", "metadata"];
 
 /// A reference as found: the field, where in it (JSONPath), the whole tag, and the media id.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,27 +61,37 @@ fn scan(field: &'static str, value: &Value, path: String, found: &mut Vec<Found>
     }
 }
 
-/// Every reference in a dataset item body's fields.
-pub fn find_in_item(item: &Value) -> Vec<Found> {
-    item.as_object().map(find_in_fields).unwrap_or_default()
+/// Every reference in the `fields` of an object.
+pub fn find_in(object: &Value, fields: &[&'static str]) -> Vec<Found> {
+    object.as_object().map(|object| find_in_fields(object, fields)).unwrap_or_default()
 }
 
-fn find_in_fields(item: &serde_json::Map<String, Value>) -> Vec<Found> {
+fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<Found> {
     let mut found = Vec::new();
-    for field in FIELDS {
-        if let Some(value) = item.get(field) {
+    for &field in fields {
+        if let Some(value) = object.get(field) {
             scan(field, value, "$".to_owned(), &mut found);
         }
     }
     found
 }
 
-/// Sets `mediaReferences` on each dataset item of `body` (a list's `data` or a single item): the
-/// references whose media is uploaded, with download URLs. References to media that is missing or
-/// not uploaded are left out, since there is nothing to download.
+/// Sets `mediaReferences` on each dataset item of `body` (a list's `data` or a single item).
 pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, urls: &Urls<'_>) -> Result<()> {
-    let items = reads::render::rows_mut(body);
-    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item)).collect();
+    attach(pool, project, reads::render::rows_mut(body), ITEM_FIELDS, urls).await
+}
+
+/// Sets `mediaReferences` on each object that has any of `fields`: the references in them whose media is uploaded,
+/// with download URLs. References to media that is missing or not uploaded are left out, since
+/// there is nothing to download. One query for all objects, none when nothing is referenced.
+pub async fn attach(
+    pool: &PgPool,
+    project: &str,
+    items: Vec<&mut Map<String, Value>>,
+    fields: &[&'static str],
+    urls: &Urls<'_>,
+) -> Result<()> {
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item, fields)).collect();
     let mut ids: Vec<String> = found.iter().flatten().map(|f| f.media_id.clone()).collect();
     ids.sort();
     ids.dedup();
@@ -110,7 +124,10 @@ pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, url
                 }))
             })
             .collect();
-        item.insert("mediaReferences".to_owned(), Value::Array(references));
+        // An object read without the fields (a field group left out) gets no list either.
+        if fields.iter().any(|field| item.contains_key(*field)) {
+            item.insert("mediaReferences".to_owned(), Value::Array(references));
+        }
     }
     Ok(())
 }
@@ -127,7 +144,7 @@ mod tests {
             "expectedOutput": tag,
             "metadata": {"note": "@@@langfuseMedia:type=image/png|source=bytes@@@"},
         });
-        let found = find_in_item(&item);
+        let found = find_in(&item, ITEM_FIELDS);
         assert_eq!(found.len(), 2, "a tag without id is not a reference: {found:?}");
         assert_eq!((found[0].field, found[0].json_path.as_str()), ("input", "$.messages[0].content"));
         assert_eq!(
