@@ -20,5 +20,6 @@ mod models;
 mod prompts;
 mod proxy;
 mod reads;
+mod reads_scores;
 mod real_clients;
 mod write_modes;

@@ -8,7 +8,8 @@ use storage::clickhouse::ClickHouse;
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
 use crate::render;
-use crate::sql::{Sql, all_of, and, equals, one_of, project};
+use crate::scores::{self, Attached};
+use crate::sql::{JsonRow, Sql, all_of, and, equals, one_of, project};
 use crate::{Params, ReadError, Result, cursor};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
@@ -56,6 +57,11 @@ const GROUPS: &[(&str, &str)] = &[
     ),
     ("trace_context", "tags, nullIf(release, '') AS release, nullIf(trace_name, '') AS traceName"),
 ];
+
+/// Groups beyond the reference's column groups. `scores`: the observation's scores (ScoreV3 with
+/// their subject, newest first), and on a root observation its trace's own scores (spec 1.4), as
+/// the experiments API lists them; at most `scoreLimit` (1–50, default 50) of each.
+const EXTRA_GROUPS: &[&str] = &["scores"];
 
 /// Keys the JS SDK's types treat as always present (nullable).
 const ALWAYS_PRESENT: &[&str] =
@@ -142,6 +148,8 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     }
     let limit = params.int("limit", 50, 1, MAX_LIMIT)?;
     let groups = groups(params);
+    let score_limit =
+        if groups.contains(&"scores") { Some(params.int("scoreLimit", 50, 1, 50)?) } else { None };
     let expand = params.list("expandMetadata");
     let filters = match params.get("filter") {
         Some(raw) => filter::parse(raw)?,
@@ -200,9 +208,16 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         sql.append(&table.newest_of(&scope, keys, &matching)).push(&format!(" ORDER BY {ORDER}"));
         sql.fetch_json(clickhouse).await?
     };
+    let scores = match score_limit {
+        Some(per_subject) => scores_of(clickhouse, project_id, per_subject, &rows).await?,
+        None => Vec::new(),
+    };
     let data: Vec<Value> = rows
         .into_iter()
         .map(|mut row| {
+            if groups.contains(&"scores") {
+                row.insert("scores".into(), scores_for(&scores, &row));
+            }
             if let Some(metadata) = row.get_mut("metadata") {
                 render::truncate_metadata(metadata, METADATA_PREVIEW_CHARS, &expand);
             }
@@ -221,7 +236,44 @@ fn groups(params: &Params) -> Vec<&'static str> {
     let asked = params.list("fields");
     let asked: Vec<&str> =
         if asked.is_empty() { vec!["basic"] } else { asked.iter().map(String::as_str).collect() };
-    GROUPS.iter().map(|(name, _)| *name).filter(|name| *name == "core" || asked.contains(name)).collect()
+    GROUPS
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(EXTRA_GROUPS.iter().copied())
+        .filter(|name| *name == "core" || asked.contains(name))
+        .collect()
+}
+
+/// The scores of a page's observations, and of the traces whose root observations are on it.
+async fn scores_of(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    per_subject: i64,
+    rows: &[JsonRow],
+) -> Result<Vec<(Attached, Value)>> {
+    let text = |row: &JsonRow, key: &str| row.get(key).and_then(Value::as_str).map(str::to_owned);
+    let observations: Vec<String> = rows.iter().filter_map(|row| text(row, "id")).collect();
+    let roots: Vec<String> =
+        rows.iter().filter(|row| is_root(row)).filter_map(|row| text(row, "traceId")).collect();
+    if observations.is_empty() {
+        return Ok(Vec::new());
+    }
+    scores::on_observations(clickhouse, project_id, observations, roots, per_subject).await
+}
+
+fn is_root(row: &JsonRow) -> bool {
+    row.get("parentObservationId").is_none_or(Value::is_null)
+}
+
+/// One observation's scores: its own, then on a root those of its trace, each newest first.
+fn scores_for(scores: &[(Attached, Value)], row: &JsonRow) -> Value {
+    let id = row.get("id").and_then(Value::as_str);
+    let trace = row.get("traceId").and_then(Value::as_str).filter(|_| is_root(row));
+    let own =
+        scores.iter().filter(|(on, _)| matches!(on, Attached::Observation(o) if Some(o.as_str()) == id));
+    let of_trace =
+        scores.iter().filter(|(on, _)| matches!(on, Attached::Trace(t) if Some(t.as_str()) == trace));
+    Value::Array(own.chain(of_trace).map(|(_, score)| score.clone()).collect())
 }
 
 /// Filters on input/output need an `=` or `matches` among them (a full scan of the text otherwise);
@@ -311,6 +363,7 @@ mod tests {
         assert_eq!(groups(&Params::default()), ["core", "basic"]);
         let p = Params::from_pairs([("fields", "io,usage,bogus")]);
         assert_eq!(groups(&p), ["core", "io", "usage"]);
+        assert_eq!(groups(&Params::from_pairs([("fields", "scores")])), ["core", "scores"]);
     }
 
     #[test]

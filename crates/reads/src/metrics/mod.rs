@@ -12,7 +12,7 @@ use storage::clickhouse::ClickHouse;
 use crate::filter::{self, Column};
 use crate::sql::{Sql, all_of, project, time_bound};
 use crate::{Params, ReadError, Result};
-use views::View;
+use views::{Join, Relation, View};
 
 /// Which API generation, and so which views and tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,13 +121,17 @@ fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
 
     let mut select = Vec::new();
     let mut group = Vec::new();
+    let mut needs: Vec<Relation> = Vec::new();
     for Field { field } in &query.dimensions {
         let dimension = view.dimensions.iter().find(|d| d.name == field).ok_or_else(|| {
-            ReadError::bad_request(format!(
-                "Invalid dimension {field}. Must be one of {}",
-                names(view.dimensions.iter().map(|d| d.name))
-            ))
+            unsupported(view, version, field).unwrap_or_else(|| {
+                ReadError::bad_request(format!(
+                    "Invalid dimension {field}. Must be one of {}",
+                    names(view.dimensions.iter().map(|d| d.name))
+                ))
+            })
         })?;
+        needs.extend(dimension.needs);
         select.push(format!("{} AS `{}`", dimension.sql, dimension.name));
         group.push(format!("`{}`", dimension.name));
     }
@@ -139,11 +143,14 @@ fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
     let mut metric_keys = Vec::new();
     for Metric { measure, aggregation } in &query.metrics {
         let m = view.measures.iter().find(|m| m.name == measure).ok_or_else(|| {
-            ReadError::bad_request(format!(
-                "Invalid metric {measure}. Must be one of {}",
-                names(view.measures.iter().map(|m| m.name))
-            ))
+            unsupported(view, version, measure).unwrap_or_else(|| {
+                ReadError::bad_request(format!(
+                    "Invalid metric {measure}. Must be one of {}",
+                    names(view.measures.iter().map(|m| m.name))
+                ))
+            })
         })?;
+        needs.extend(m.needs);
         let expr = aggregate(aggregation, m.sql, bins)?;
         let key = format!("{aggregation}_{measure}");
         select.push(format!("{expr} AS `{key}`"));
@@ -151,16 +158,22 @@ fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
     }
     let order = order(query, view, &metric_keys, row_limit)?;
 
+    for f in &query.filters {
+        if let Some(error) = unsupported(view, version, &f.column) {
+            return Err(error);
+        }
+        if let Some(dimension) = view.dimensions.iter().find(|d| d.name == f.column) {
+            needs.extend(dimension.needs);
+        }
+    }
     let columns: Vec<Column> =
         view.dimensions.iter().map(|d| Column { name: d.name, sql: d.sql, kind: d.kind }).collect();
     let filters = filter::to_sql(&query.filters, &columns)?;
     let scope =
         all_of(&[project(project_id), time_bound(view.time, ">=", from), time_bound(view.time, "<", to)]);
-    let (before, after) = view.base.split_once("{where}").unwrap_or((view.base, ""));
+    let joins: Vec<&Join> = view.joins.iter().filter(|j| needs.contains(&j.relation)).collect();
     let mut sql = Sql::new(&format!("SELECT {} FROM ", select.join(", ")));
-    sql.push(before)
-        .append(&scope)
-        .push(after)
+    sql.append(&render(view.base, &scope, &project(project_id), &joins))
         .push(" WHERE ")
         .append(&all_of(&[Sql::new("is_deleted = 0"), filters]));
     if !group.is_empty() {
@@ -175,6 +188,51 @@ fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
 
 fn names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names.collect::<Vec<_>>().join(", ")
+}
+
+/// A dimension, filter column or measure the reference lists for the view but this API generation
+/// does not offer: a 400 that says so, instead of a wrong or empty answer.
+fn unsupported(view: &View, version: Version, name: &str) -> Option<ReadError> {
+    view.unsupported.contains(&name).then(|| {
+        let (api, instead) = match version {
+            Version::V1 => ("v1 metrics API (/api/public/metrics)", "; use /api/public/v2/metrics"),
+            Version::V2 => ("v2 metrics API", ""),
+        };
+        ReadError::bad_request(format!(
+            "`{name}` is not supported on the `{}` view of the {api}{instead}",
+            view.name
+        ))
+    })
+}
+
+/// Fills a view or join template: `{where}` with the project and time-range conditions, `{project}`
+/// with the project condition, `{joins}` with the join clauses (templates themselves).
+fn render(template: &str, scope: &Sql, project: &Sql, joins: &[&Join]) -> Sql {
+    let mut out = Sql::default();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let end = rest[start..].find('}').map_or(rest.len(), |e| start + e + 1);
+        out.push(&rest[..start]);
+        match &rest[start..end] {
+            "{where}" => {
+                out.append(scope);
+            }
+            "{project}" => {
+                out.append(project);
+            }
+            "{joins}" => {
+                for join in joins {
+                    out.append(&render(join.sql, scope, project, &[]));
+                }
+            }
+            other => {
+                out.push(other);
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push(rest);
+    out
 }
 
 fn aggregate(aggregation: &str, expr: &str, bins: i64) -> Result<String> {
@@ -319,5 +377,56 @@ mod tests {
         q["orderBy"] = json!([{"field": "sum_totalCost", "direction": "desc"}]);
         let sql = compile_json(q, Version::V2).unwrap();
         assert!(sql.contains("ORDER BY `sum_totalCost` DESC"), "{sql}");
+    }
+
+    fn scores(view: &str, dimension: &str) -> Value {
+        json!({"view": view, "dimensions": [{"field": dimension}],
+               "metrics": [{"measure": "count", "aggregation": "count"}],
+               "fromTimestamp": "2024-01-01T00:00:00Z", "toTimestamp": "2024-01-02T00:00:00Z"})
+    }
+
+    #[test]
+    fn joins_only_what_the_query_needs() {
+        let plain = compile_json(scores("scores-numeric", "name"), Version::V2).unwrap();
+        assert!(!plain.contains("JOIN"), "{plain}");
+        let by_trace = compile_json(scores("scores-numeric", "traceName"), Version::V2).unwrap();
+        assert!(by_trace.contains("t_name AS `traceName`") && by_trace.contains("AS tr ON"), "{by_trace}");
+        assert!(!by_trace.contains("AS ob ON"), "{by_trace}");
+        let by_observation =
+            compile_json(scores("scores-categorical", "observationName"), Version::V2).unwrap();
+        assert!(
+            by_observation.contains("AS tr ON") && by_observation.contains("AS ob ON"),
+            "{by_observation}"
+        );
+        // A filter on a joined column needs the join as much as a dimension does.
+        let mut filtered = scores("scores-boolean", "name");
+        filtered["filters"] =
+            json!([{"type": "stringOptions", "column": "userId", "operator": "any of", "value": ["u"]}]);
+        let filtered = compile_json(filtered, Version::V2).unwrap();
+        assert!(filtered.contains("t_user_id IN ?") && filtered.contains("AS tr ON"), "{filtered}");
+        let v1 = compile_json(scores("scores-numeric", "traceName"), Version::V1).unwrap();
+        assert!(v1.contains("FROM traces WHERE"), "{v1}");
+    }
+
+    #[test]
+    fn count_scores_joins_the_scores_of_the_range() {
+        let mut q = base();
+        q["metrics"] = json!([{"measure": "countScores", "aggregation": "sum"}]);
+        let sql = compile_json(q, Version::V2).unwrap();
+        assert!(sql.contains("sum(sc_n + if(parent_span_id = '', st_n, 0)) AS `sum_countScores`"), "{sql}");
+        assert!(sql.contains("AS so ON so.sc_span_id = o.span_id") && sql.contains("AS st ON"), "{sql}");
+        assert!(!sql.contains(" FINAL") && !sql.contains('{'), "{sql}");
+    }
+
+    #[test]
+    fn listed_but_unsupported_names_say_so() {
+        let mut q = base();
+        q["dimensions"] = json!([{"field": "traceName"}]);
+        let error = compile_json(q, Version::V1).unwrap_err().to_string();
+        assert!(error.contains("`traceName` is not supported on the `observations` view"), "{error}");
+        assert!(error.contains("/api/public/v2/metrics"), "{error}");
+        let mut q = base();
+        q["filters"] = json!([{"type": "string", "column": "userId", "operator": "=", "value": "u"}]);
+        assert!(compile_json(q, Version::V1).unwrap_err().to_string().contains("`userId` is not supported"));
     }
 }

@@ -5,9 +5,11 @@ pub mod legacy;
 pub mod v3;
 
 use serde_json::{Value, json};
+use storage::clickhouse::ClickHouse;
 
+use crate::latest;
 use crate::render::take;
-use crate::sql::JsonRow;
+use crate::sql::{JsonRow, Sql, project};
 
 /// Columns every score response is built from (renamed to their API keys).
 pub(crate) const SCORE_COLUMNS: &str = "id, project_id AS projectId, name, source, \
@@ -44,6 +46,57 @@ pub(crate) fn subject(row: &JsonRow) -> Value {
     } else {
         json!({"kind": "trace", "id": get("traceId")})
     }
+}
+
+/// A score about a trace itself, not one of its observations, a session or an experiment: the
+/// `trace` subject kind, in [`subject`]'s order.
+pub(crate) const TRACE_KIND: &str =
+    "ifNull(observation_id, '') = '' AND ifNull(session_id, '') = '' AND ifNull(dataset_run_id, '') = ''";
+
+/// Scores shown on observations (ScoreV3 with its subject), up to `per_subject` newest of each
+/// observation and each trace: the scores of `observations`, and the trace-kind scores of
+/// `root_traces`, the traces whose root observations are shown (spec 1.4). Each comes with the
+/// observation or trace it belongs to.
+pub(crate) async fn on_observations(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    observations: Vec<String>,
+    root_traces: Vec<String>,
+    per_subject: i64,
+) -> crate::Result<Vec<(Attached, Value)>> {
+    let mut matching = Sql::new("observation_id IN ");
+    matching
+        .bind(observations)
+        .push(" OR (trace_id IN ")
+        .bind(root_traces)
+        .push(&format!(" AND {TRACE_KIND})"));
+    let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM "));
+    sql.append(&latest::SCORES.newest_matching(&project(project_id), &matching))
+        .push(" ORDER BY timestamp DESC, id DESC LIMIT ")
+        .bind(per_subject)
+        .push(" BY ifNull(observation_id, ''), ifNull(trace_id, '')");
+    let rows = sql.fetch_json(clickhouse).await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            let text =
+                |key: &str| row.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+            let attached = match (text("observationId"), text("traceId")) {
+                (Some(observation), _) => Attached::Observation(observation),
+                (None, Some(trace)) => Attached::Trace(trace),
+                (None, None) => return None,
+            };
+            v3::render_row(row, &["core", "subject"]).map(|score| (attached, score))
+        })
+        .collect())
+}
+
+/// What a score returned by [`on_observations`] is shown on.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Attached {
+    Observation(String),
+    /// The trace, so its root observations.
+    Trace(String),
 }
 
 #[cfg(test)]
