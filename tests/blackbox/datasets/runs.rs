@@ -272,3 +272,56 @@ async fn run_endpoints_are_404_in_events_only_and_open_in_legacy() {
     let created = post(&legacy, "/api/public/dataset-run-items", run_item).await;
     assert_eq!(get(&legacy, "/api/public/datasets/qa/runs/r").await["datasetRunItems"][0], created);
 }
+
+/// The experiments API reads runs as experiments in every mode: in `legacy` nothing reaches the
+/// events, and the runs older SDKs record are read from the run items instead.
+#[tokio::test]
+async fn legacy_runs_are_experiments_in_the_v4_api() {
+    let api = Api::start(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy")]).await;
+    seed_items(&api).await;
+    let dataset_id = get(&api, "/api/public/v2/datasets/qa").await["id"].as_str().unwrap().to_owned();
+    let from = (chrono::Utc::now() - chrono::Duration::minutes(5))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let from = from.replace('+', "%2B");
+    let mut run_id = Value::Null;
+    for (item, trace) in [("a", "trace-1"), ("b", "trace-2")] {
+        let body = json!({"runName": "nightly", "runDescription": "from v3", "metadata": {"model": "gpt"}, "datasetItemId": item, "traceId": trace});
+        run_id = post(&api, "/api/public/dataset-run-items", body).await["datasetRunId"].clone();
+    }
+
+    let experiments =
+        get(&api, &format!("/api/public/experiments?fromStartTime={from}&fields=core,metadata")).await;
+    let experiment = &experiments["data"][0];
+    assert_eq!(experiments["data"].as_array().unwrap().len(), 1, "{experiments}");
+    assert_eq!(
+        (&experiment["id"], &experiment["name"], &experiment["description"], &experiment["itemCount"]),
+        (&run_id, &json!("nightly"), &json!("from v3"), &json!(2))
+    );
+    assert_eq!(experiment["datasetId"], dataset_id);
+    assert_eq!(experiment["metadata"]["model"], "gpt");
+
+    // Items page by cursor, newest first; each is its trace's root, with the item's expected output.
+    let path = format!("/api/public/experiment-items?fromStartTime={from}&fields=core,dataset,io&limit=1");
+    let first = get(&api, &path).await;
+    let cursor = first["meta"]["cursor"].as_str().expect("a second page").to_owned();
+    let second = get(&api, &format!("{path}&cursor={cursor}")).await;
+    let mut items = [first["data"][0].clone(), second["data"][0].clone()];
+    assert!(second["meta"]["cursor"].is_null(), "{second}");
+    items.sort_by_key(|item| item["experimentItemId"].as_str().unwrap().to_owned());
+    assert_eq!(
+        (&items[0]["id"], &items[0]["traceId"], &items[0]["experimentId"], &items[0]["expectedOutput"]),
+        (&json!("t-trace-1"), &json!("trace-1"), &run_id, &json!(2))
+    );
+    assert_eq!(
+        (&items[1]["id"], &items[1]["experimentDatasetId"]),
+        (&json!("t-trace-2"), &json!(dataset_id))
+    );
+    let filtered =
+        get(&api, &format!("/api/public/experiment-items?fromStartTime={from}&experimentItemId=b")).await;
+    assert_eq!(filtered["data"].as_array().unwrap().len(), 1, "{filtered}");
+
+    // A deleted run is no experiment any more.
+    api.expect(200, Method::DELETE, "/api/public/datasets/qa/runs/nightly", None).await;
+    let after = get(&api, &format!("/api/public/experiments?fromStartTime={from}")).await;
+    assert_eq!(after["data"], json!([]));
+}

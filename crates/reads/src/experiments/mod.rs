@@ -2,14 +2,16 @@
 //! §4.4): experiments are the dataset runs recorded on the events, an item is the root span of one
 //! dataset item's run (`span_id = experiment_item_root_span_id`).
 
+mod sources;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use storage::clickhouse::ClickHouse;
 
-use crate::filter::{self, Column, Kind, col};
 use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, all_of, one_of, project, time_bound};
+use crate::sql::{JsonRow, Sql, all_of};
 use crate::{Params, ReadError, Result, cursor};
+use sources::{Range, filters};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,36 +26,29 @@ struct Cursor {
     last_experiment_id: String,
 }
 
-/// Newest version of every experiment item root in the project and time range.
-fn item_roots(project_id: &str, params: &Params) -> Result<Sql> {
-    let from = params
-        .datetime("fromStartTime")?
-        .ok_or_else(|| ReadError::bad_request("`fromStartTime` is required"))?;
-    let mut conditions = vec![
-        project(project_id),
-        Sql::new("experiment_id != '' AND span_id = experiment_item_root_span_id"),
-        time_bound("start_time", ">=", from),
-    ];
-    if let Some(to) = params.datetime("toStartTime")? {
-        conditions.push(time_bound("start_time", "<", to));
+/// Both sources' rows, one per `key` (the events' when both have it), past the cursor, newest
+/// first: `SELECT * FROM (<events> UNION ALL <runs>) … LIMIT n`.
+fn union(events: Sql, runs: Sql, key: &str, after: Option<Sql>, order: &str, limit: i64) -> Sql {
+    let mut sql = Sql::new("SELECT *, toString(_sortTime) AS _cursorTime FROM (SELECT * FROM (");
+    sql.append(&events)
+        .push(" UNION ALL ")
+        .append(&runs)
+        .push(&format!(") ORDER BY _source LIMIT 1 BY {key})"));
+    if let Some(after) = after {
+        sql.push(" WHERE ").append(&after);
     }
-    let mut sql = Sql::new("(SELECT * FROM events_full WHERE ");
-    sql.append(&all_of(&conditions)).push(" ORDER BY event_ts DESC LIMIT 1 BY span_id)");
-    Ok(sql)
+    sql.push(&format!(" ORDER BY {order} LIMIT ")).bind(limit);
+    sql
 }
 
-fn id_filters(params: &Params, pairs: &[(&str, &str)], columns: &[Column]) -> Result<Vec<Sql>> {
-    let mut out = Vec::new();
-    for (param, column) in pairs {
-        let values = params.list(param);
-        if !values.is_empty() {
-            out.push(one_of(column, values));
-        }
+/// `<select> <source> WHERE <conditions> GROUP BY <group>` (no GROUP BY when `group` is empty).
+fn branch(select: &str, source: Sql, conditions: &[Sql], group: &str) -> Sql {
+    let mut sql = Sql::new(select);
+    sql.append(&source).push(" WHERE ").append(&all_of(conditions));
+    if !group.is_empty() {
+        sql.push(&format!(" GROUP BY {group}"));
     }
-    if let Some(raw) = params.get("filter") {
-        out.push(filter::to_sql(&filter::parse(raw)?, columns)?);
-    }
-    Ok(out)
+    sql
 }
 
 fn groups(params: &Params, allowed: &[&'static str], default: &[&'static str]) -> Result<Vec<&'static str>> {
@@ -74,47 +69,33 @@ fn groups(params: &Params, allowed: &[&'static str], default: &[&'static str]) -
     Ok(out)
 }
 
-const EXPERIMENT_COLUMNS: &[Column] = &[
-    col("id", "experiment_id", Kind::Text),
-    col("name", "experiment_name", Kind::Text),
-    col("datasetId", "experiment_dataset_id", Kind::Text),
-];
-
 pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
     let limit = params.int("limit", 50, 1, 100)?;
     let score_limit = params.int("scoreLimit", 50, 1, 50)?;
     let groups = groups(params, &["core", "metadata", "scores"], &["core"])?;
-    let mut conditions = vec![Sql::new("is_deleted = 0")];
-    conditions.extend(id_filters(
-        params,
-        &[("id", "experiment_id"), ("name", "experiment_name"), ("datasetId", "experiment_dataset_id")],
-        EXPERIMENT_COLUMNS,
-    )?);
-    let mut having = Sql::default();
-    if let Some(raw) = params.get("cursor") {
-        let c: Cursor = cursor::decode(raw)?;
-        having
-            .push("(max(start_time), experiment_id) < (parseDateTime64BestEffort(")
-            .bind(c.last_time)
-            .push(", 6), ")
-            .bind(c.last_experiment_id)
-            .push(")");
-    }
-    let mut sql = Sql::new(
-        "SELECT experiment_id AS id, any(experiment_name) AS name, nullIf(any(experiment_description), '') AS description, \
-         toDateTime64(min(start_time), 3) AS startTime, toDateTime64(max(coalesce(end_time, start_time)), 3) AS endTime, \
-         uniqExact(experiment_item_id) AS itemCount, nullIf(any(experiment_dataset_id), '') AS datasetId, \
-         mapFromArrays(any(experiment_metadata_names), any(experiment_metadata_values)) AS metadata, \
-         toString(max(start_time)) AS _cursorTime FROM ",
+    let range = Range::parse(params)?;
+    let events = branch(
+        sources::EVENT_EXPERIMENT_SELECT,
+        sources::event_item_roots(project_id, &range),
+        &filters(params, &sources::EVENT_EXPERIMENTS)?,
+        "experiment_id",
     );
-    sql.append(&item_roots(project_id, params)?)
-        .push(" WHERE ")
-        .append(&all_of(&conditions))
-        .push(" GROUP BY experiment_id");
-    if !having.is_empty() {
-        sql.push(" HAVING ").append(&having);
-    }
-    sql.push(" ORDER BY max(start_time) DESC, experiment_id DESC LIMIT ").bind(limit + 1);
+    let runs = branch(
+        sources::RUN_EXPERIMENT_SELECT,
+        sources::run_items(project_id, &range),
+        &filters(params, &sources::RUN_EXPERIMENTS)?,
+        "dataset_run_id",
+    );
+    let after = match params.get("cursor") {
+        Some(raw) => {
+            let c: Cursor = cursor::decode(raw)?;
+            let mut sql = Sql::new("(_sortTime, id) < (parseDateTime64BestEffort(");
+            sql.bind(c.last_time).push(", 6), ").bind(c.last_experiment_id).push(")");
+            Some(sql)
+        }
+        None => None,
+    };
+    let sql = union(events, runs, "id", after, "_sortTime DESC, id DESC", limit + 1);
     let mut rows = sql.fetch_json(clickhouse).await?;
     let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
@@ -132,7 +113,9 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     let data: Vec<Value> = rows
         .into_iter()
         .map(|mut row| {
-            take(&mut row, "_cursorTime");
+            for helper in ["_cursorTime", "_sortTime", "_source"] {
+                take(&mut row, helper);
+            }
             let metadata = render::metadata_values(take(&mut row, "metadata"));
             if groups.contains(&"metadata") {
                 row.insert("metadata".into(), metadata);
@@ -146,13 +129,6 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     Ok(cursor::page_body(data, next, Map::new()))
 }
 
-const ITEM_COLUMNS: &[Column] = &[
-    col("experimentId", "experiment_id", Kind::Text),
-    col("experimentName", "experiment_name", Kind::Text),
-    col("experimentItemId", "experiment_item_id", Kind::Text),
-    col("datasetId", "experiment_dataset_id", Kind::Text),
-];
-
 pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
     let limit = params.int("limit", 50, 1, 100)?;
     let score_limit = params.int("scoreLimit", 50, 1, 50)?;
@@ -161,40 +137,30 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
         &["core", "dataset", "io", "metadata", "itemMetadata", "experimentMetadata", "scores"],
         &["core", "dataset"],
     )?;
-    let mut conditions = vec![Sql::new("is_deleted = 0")];
-    conditions.extend(id_filters(
-        params,
-        &[
-            ("experimentId", "experiment_id"),
-            ("experimentName", "experiment_name"),
-            ("experimentItemId", "experiment_item_id"),
-            ("datasetId", "experiment_dataset_id"),
-        ],
-        ITEM_COLUMNS,
-    )?);
-    if let Some(raw) = params.get("cursor") {
-        let c: Cursor = cursor::decode(raw)?;
-        let mut sql = Sql::new("(start_time, trace_id, span_id) < (parseDateTime64BestEffort(");
-        sql.bind(c.last_time).push(", 6), ").bind(c.last_trace_id).push(", ").bind(c.last_id).push(")");
-        conditions.push(sql);
-    }
-    let mut sql = Sql::new(
-        "SELECT span_id AS id, trace_id AS traceId, toDateTime64(start_time, 3) AS startTime, \
-         toDateTime64(end_time, 3) AS endTime, level, environment, experiment_id AS experimentId, \
-         experiment_name AS experimentName, experiment_item_id AS experimentItemId, \
-         nullIf(experiment_dataset_id, '') AS experimentDatasetId, \
-         toDateTime64(experiment_item_version, 3) AS experimentItemVersion, input, output, \
-         experiment_item_expected_output AS expectedOutput, \
-         mapFromArrays(metadata_names, metadata_values) AS metadata, \
-         mapFromArrays(experiment_item_metadata_names, experiment_item_metadata_values) AS experimentItemMetadata, \
-         mapFromArrays(experiment_metadata_names, experiment_metadata_values) AS experimentMetadata, \
-         nullIf(experiment_description, '') AS experimentDescription, toString(start_time) AS _cursorTime FROM ",
+    let range = Range::parse(params)?;
+    let events = branch(
+        sources::EVENT_ITEM_SELECT,
+        sources::event_item_roots(project_id, &range),
+        &filters(params, &sources::EVENT_ITEMS)?,
+        "",
     );
-    sql.append(&item_roots(project_id, params)?)
-        .push(" WHERE ")
-        .append(&all_of(&conditions))
-        .push(" ORDER BY start_time DESC, trace_id DESC, span_id DESC LIMIT ")
-        .bind(limit + 1);
+    let runs = branch(
+        sources::RUN_ITEM_SELECT,
+        sources::run_items(project_id, &range),
+        &filters(params, &sources::RUN_ITEMS)?,
+        "",
+    );
+    let after = match params.get("cursor") {
+        Some(raw) => {
+            let c: Cursor = cursor::decode(raw)?;
+            let mut sql = Sql::new("(_sortTime, traceId, id) < (parseDateTime64BestEffort(");
+            sql.bind(c.last_time).push(", 6), ").bind(c.last_trace_id).push(", ").bind(c.last_id).push(")");
+            Some(sql)
+        }
+        None => None,
+    };
+    let key = "experimentId, traceId, experimentItemId";
+    let sql = union(events, runs, key, after, "_sortTime DESC, traceId DESC, id DESC", limit + 1);
     let mut rows = sql.fetch_json(clickhouse).await?;
     let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
@@ -219,7 +185,9 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
     let data: Vec<Value> = rows
         .into_iter()
         .map(|mut row| {
-            take(&mut row, "_cursorTime");
+            for helper in ["_cursorTime", "_sortTime", "_source"] {
+                take(&mut row, helper);
+            }
             render::parse_json_keys(&mut row, &["input", "output", "expectedOutput"]);
             for key in ["metadata", "experimentItemMetadata", "experimentMetadata"] {
                 let value = render::metadata_values(take(&mut row, key));
