@@ -281,6 +281,23 @@ async fn v4_reads_serve_the_events_with_cursors_groups_and_filters() {
     seen.sort();
     seen.dedup();
     assert_eq!(seen.len(), 9);
+    // One trace pages the same way (it is read in one query of its own).
+    let mut in_trace = Vec::new();
+    let mut path = format!("{by_trace}&limit=1");
+    for page in 0.. {
+        let body = app.ok(&path).await;
+        in_trace.extend(ids(&body));
+        match body["meta"]["cursor"].as_str() {
+            Some(cursor) => path = format!("{by_trace}&limit=1&cursor={}", urlencode(cursor)),
+            None => break,
+        }
+        assert!(page < 5, "cursor never ended");
+    }
+    let listed = app.ok(&by_trace).await;
+    let in_order: Vec<&str> =
+        listed["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(in_trace, in_order, "pages in the list's order (newest first), each span once");
+    assert_eq!(in_trace.len(), 3);
 
     // Filters.
     let roots = app.ok("/api/public/v2/observations?isRootObservation=true").await;

@@ -169,44 +169,13 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         None => Sql::default(),
     };
 
-    // 1. The page's keys, in API order: any version matching counts here…
-    let mut candidates = Sql::new(&format!(
-        "SELECT span_id AS id, trace_id AS traceId, start_time AS t FROM {} WHERE ",
-        table.table
-    ));
-    candidates
-        .append(&all_of(&[project(project_id), matching.clone(), cursor]))
-        .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
-        .bind(limit + 1);
-    let mut candidates = candidates.fetch_json(clickhouse).await?;
-    let next = cursor::cut_page(&mut candidates, limit, |last| Cursor {
-        last_start_time_to: last["t"].as_str().unwrap_or_default().to_owned(),
-        last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
-        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-    });
-    // 2. …but only a newest version that still matches is shown. Versions share their start
-    // time (it is in the sorting key), so the page's time span bounds the lookup.
-    let rows = if candidates.is_empty() {
-        Vec::new()
-    } else {
-        let times: Vec<&str> = candidates.iter().filter_map(|c| c["t"].as_str()).collect();
-        let (first, last) = (
-            times.iter().min().copied().unwrap_or_default(),
-            times.iter().max().copied().unwrap_or_default(),
-        );
-        let mut scope = project(project_id);
-        scope
-            .push(" AND start_time BETWEEN parseDateTime64BestEffort(")
-            .bind(first)
-            .push(", 6) AND parseDateTime64BestEffort(")
-            .bind(last)
-            .push(", 6)");
-        let keys = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
-        let select: Vec<&str> =
-            GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
-        let mut sql = Sql::new(&format!("SELECT {} FROM ", select.join(", ")));
-        sql.append(&table.newest_of(&scope, keys, &matching)).push(&format!(" ORDER BY {ORDER}"));
-        sql.fetch_json(clickhouse).await?
+    let select: Vec<&str> =
+        GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
+    let select = select.join(", ");
+    let page = Page { project_id, table, matching: &matching, cursor, select: &select, limit };
+    let (rows, next) = match params.get("traceId") {
+        Some(trace_id) => page.of_one_trace(clickhouse, trace_id).await?,
+        None => page.by_candidates(clickhouse).await?,
     };
     let scores = match score_limit {
         Some(per_subject) => scores_of(clickhouse, project_id, per_subject, &rows).await?,
@@ -229,6 +198,87 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         })
         .collect();
     Ok(cursor::page_body(data, next, serde_json::Map::new()))
+}
+
+/// One page of observations: the project, the table to read, the conditions and the columns.
+struct Page<'a> {
+    project_id: &'a str,
+    table: &'a latest::Versioned,
+    matching: &'a Sql,
+    cursor: Sql,
+    select: &'a str,
+    limit: i64,
+}
+
+fn next_cursor(rows: &mut Vec<JsonRow>, limit: i64) -> Option<String> {
+    cursor::cut_page(rows, limit, |last| Cursor {
+        last_start_time_to: last["_t"].as_str().unwrap_or_default().to_owned(),
+        last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
+        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+impl Page<'_> {
+    /// The common case of one trace (`traceId`), in one query: the newest version of every span
+    /// of the trace, then the filters and the cursor on those. Exact by the rules of `latest`,
+    /// and a trace is small enough to collapse whole, where a project is not.
+    async fn of_one_trace(
+        self,
+        clickhouse: &ClickHouse,
+        trace_id: &str,
+    ) -> Result<(Vec<JsonRow>, Option<String>)> {
+        let mut scope = project(self.project_id);
+        scope.push(" AND ").append(&equals("trace_id", trace_id));
+        // The conditions apply inside, where no SELECT alias (`version`, `input`…) shadows a column.
+        let mut sql = Sql::new(&format!("SELECT {}, start_time AS _t FROM (SELECT * FROM ", self.select));
+        sql.append(&self.table.newest_matching(&scope, &Sql::default()))
+            .push(" WHERE ")
+            .append(&all_of(&[self.matching.clone(), self.cursor]))
+            .push(&format!(") ORDER BY {ORDER} LIMIT "))
+            .bind(self.limit + 1);
+        let mut rows = sql.fetch_json(clickhouse).await?;
+        let next = next_cursor(&mut rows, self.limit);
+        for row in &mut rows {
+            row.remove("_t");
+        }
+        Ok((rows, next))
+    }
+
+    /// Any other page in two steps, so that a project's versions are never collapsed whole.
+    async fn by_candidates(self, clickhouse: &ClickHouse) -> Result<(Vec<JsonRow>, Option<String>)> {
+        // 1. The page's keys, in API order: any version matching counts here…
+        let mut candidates = Sql::new(&format!(
+            "SELECT span_id AS id, trace_id AS traceId, start_time AS _t FROM {} WHERE ",
+            self.table.table
+        ));
+        candidates
+            .append(&all_of(&[project(self.project_id), self.matching.clone(), self.cursor]))
+            .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
+            .bind(self.limit + 1);
+        let mut candidates = candidates.fetch_json(clickhouse).await?;
+        let next = next_cursor(&mut candidates, self.limit);
+        if candidates.is_empty() {
+            return Ok((Vec::new(), next));
+        }
+        // 2. …but only a newest version that still matches is shown. Versions share their start
+        // time (it is in the sorting key), so the page's time span bounds the lookup.
+        let times: Vec<&str> = candidates.iter().filter_map(|c| c["_t"].as_str()).collect();
+        let (first, last) = (
+            times.iter().min().copied().unwrap_or_default(),
+            times.iter().max().copied().unwrap_or_default(),
+        );
+        let mut scope = project(self.project_id);
+        scope
+            .push(" AND start_time BETWEEN parseDateTime64BestEffort(")
+            .bind(first)
+            .push(", 6) AND parseDateTime64BestEffort(")
+            .bind(last)
+            .push(", 6)");
+        let keys = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
+        let mut sql = Sql::new(&format!("SELECT {} FROM ", self.select));
+        sql.append(&self.table.newest_of(&scope, keys, self.matching)).push(&format!(" ORDER BY {ORDER}"));
+        Ok((sql.fetch_json(clickhouse).await?, next))
+    }
 }
 
 /// The requested groups; `core` always, `core,basic` by default, unknown names dropped.

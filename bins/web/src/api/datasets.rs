@@ -9,8 +9,10 @@ use axum::{Json, Router};
 use serde_json::Value;
 
 use resources::datasets::{self, NewDataset, NewItem};
+use resources::media::ITEM_FIELDS;
 
 use super::body::JsonBody;
+use super::media::attach_references;
 use super::reads::params;
 use crate::app::AppState;
 use crate::auth::ProjectAuth;
@@ -64,18 +66,15 @@ async fn fetch_v1(
     Path(name): Path<String>,
 ) -> Reply {
     let mut dataset = datasets::get_v1(&state.stores.postgres, &auth.project.id, &name).await?;
-    let urls = super::media::urls(&state, &headers);
     let items =
         dataset["items"].as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect();
-    let fields = resources::media::ITEM_FIELDS;
-    resources::media::attach(&state.stores.postgres, &auth.project.id, items, fields, &urls).await?;
+    attach_references(&state, &headers, &auth.project.id, items, ITEM_FIELDS).await?;
     Ok(Json(dataset))
 }
 
 /// Dataset items list the media they reference, with download URLs for this caller.
 async fn with_media(state: &AppState, project: &str, headers: &HeaderMap, mut body: Value) -> Reply {
-    let urls = super::media::urls(state, headers);
-    resources::media::attach_to_items(&state.stores.postgres, project, &mut body, &urls).await?;
+    attach_references(state, headers, project, reads::render::rows_mut(&mut body), ITEM_FIELDS).await?;
     Ok(Json(body))
 }
 

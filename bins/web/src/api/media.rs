@@ -40,6 +40,20 @@ fn public_base(headers: &HeaderMap) -> String {
     format!("{scheme}://{host}")
 }
 
+/// Sets `mediaReferences` on each object (see `resources::media::attach`), with download URLs for
+/// the caller of this request.
+pub(super) async fn attach_references(
+    state: &AppState,
+    headers: &HeaderMap,
+    project: &str,
+    objects: Vec<&mut serde_json::Map<String, Value>>,
+    fields: &[&'static str],
+) -> Result<(), ApiError> {
+    let urls = urls(state, headers);
+    media::attach(&state.stores.postgres, project, objects, fields, &urls).await?;
+    Ok(())
+}
+
 pub(super) fn urls<'a>(state: &'a AppState, headers: &HeaderMap) -> Urls<'a> {
     Urls {
         presigner: state.stores.blobs.presigner(),

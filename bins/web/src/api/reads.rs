@@ -94,10 +94,8 @@ impl Read {
         headers: &HeaderMap,
         objects: Vec<&mut Map<String, Value>>,
     ) -> Result<(), ApiError> {
-        let urls = super::media::urls(&self.state, headers);
         let fields = resources::media::OBSERVATION_FIELDS;
-        resources::media::attach(&self.state.stores.postgres, &self.project, objects, fields, &urls).await?;
-        Ok(())
+        super::media::attach_references(&self.state, headers, &self.project, objects, fields).await
     }
 }
 

@@ -44,7 +44,7 @@ pub(crate) fn current_at(placeholder: &str) -> String {
 
 impl ItemVersion {
     /// The DatasetItem object of the SDKs. `updatedAt` and `version` are when this version became
-    /// current. `mediaReferences` is filled by web (`media::attach_to_items`), which knows the URLs.
+    /// current. `mediaReferences` is filled by web (`media::attach`), which knows the URLs.
     pub fn to_json(&self) -> Value {
         json!({
             "id": self.id,

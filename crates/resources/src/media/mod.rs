@@ -16,7 +16,7 @@ use sqlx::PgPool;
 use storage::presign::Presigner;
 
 pub use content::{CONTENT_TYPES, blob_key, media_id};
-pub use references::{Found, ITEM_FIELDS, OBSERVATION_FIELDS, attach, attach_to_items, find_in};
+pub use references::{Found, ITEM_FIELDS, OBSERVATION_FIELDS, attach, find_in};
 pub use tokens::{Access, TokenSigner};
 
 use crate::timestamp;

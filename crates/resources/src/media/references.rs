@@ -76,11 +76,6 @@ fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<F
     found
 }
 
-/// Sets `mediaReferences` on each dataset item of `body` (a list's `data` or a single item).
-pub async fn attach_to_items(pool: &PgPool, project: &str, body: &mut Value, urls: &Urls<'_>) -> Result<()> {
-    attach(pool, project, reads::render::rows_mut(body), ITEM_FIELDS, urls).await
-}
-
 /// Sets `mediaReferences` on each object that has any of `fields`: the references in them whose media is uploaded,
 /// with download URLs. References to media that is missing or not uploaded are left out, since
 /// there is nothing to download. One query for all objects, none when nothing is referenced.
