@@ -29,6 +29,9 @@ test: (stack-up "test") deploy-tools
     .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
     # Real client libraries for the end-to-end tests (pinned: what the fixtures recorded).
     .local/venv/bin/python -c 'import langfuse' 2>/dev/null || .local/venv/bin/pip install -q "langfuse==5.0.4" "opentelemetry-exporter-otlp-proto-http==1.45.2"
+    # The last Python SDK generation with the legacy v1 read resources, for `tests/e2e/py2`.
+    [ -x .local/venv-py2/bin/python ] || python3 -m venv .local/venv-py2
+    .local/venv-py2/bin/python -c 'import langfuse' 2>/dev/null || .local/venv-py2/bin/pip install -q --disable-pip-version-check "langfuse==2.60.10"
     command -v npm >/dev/null || apt-get install -y -q --no-install-recommends nodejs npm
     cd tests/e2e/js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast

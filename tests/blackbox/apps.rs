@@ -140,7 +140,8 @@ impl App {
 
 /// Runs a real client script from `tests/e2e` against `web` (its URL and the bootstrap key pair in
 /// the environment) and returns the JSON it printed. `.py` scripts run in the venv `just test`
-/// fills from PyPI, `.mjs` scripts with Node in `tests/e2e/js`, where `just test` installs from npm.
+/// fills from PyPI (`py2/` ones in the venv of Python SDK 2), `.mjs` scripts with Node in
+/// `tests/e2e/js`, where `just test` installs from npm.
 pub async fn run_client(script: &str, web: &App) -> serde_json::Value {
     let e2e = concat!(env!("CARGO_MANIFEST_DIR"), "/e2e");
     let mut command = if script.ends_with(".mjs") {
@@ -148,7 +149,8 @@ pub async fn run_client(script: &str, web: &App) -> serde_json::Value {
         node.arg(script).current_dir(format!("{e2e}/js"));
         node
     } else {
-        let mut python = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.local/venv/bin/python"));
+        let venv = if script.starts_with("py2/") { "venv-py2" } else { "venv" };
+        let mut python = Command::new(format!("{}/../.local/{venv}/bin/python", env!("CARGO_MANIFEST_DIR")));
         python.arg(format!("{e2e}/{script}"));
         python
     };

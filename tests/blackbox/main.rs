@@ -19,6 +19,7 @@ mod media;
 mod models;
 mod prompts;
 mod proxy;
+mod py2_sdk;
 mod reads;
 mod reads_scores;
 mod real_clients;
