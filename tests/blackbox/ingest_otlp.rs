@@ -1,5 +1,6 @@
 //! OTLP ingestion through the running binaries: every recorded client's spans land in
-//! `events_full`, over HTTP (as recorded, and gzipped) and over gRPC.
+//! `events_full`, over HTTP (as recorded, and gzipped) and over gRPC, field by field as the span
+//! mapping makes them (`ingest_rows`).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use serde_json::Value;
 
 use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
 use crate::fixtures::{self, Recorded};
+use crate::ingest_rows;
 
 const OTLP_PATH: &str = "/api/public/otel/v1/traces";
 
@@ -20,7 +22,23 @@ fn basic() -> String {
 struct Running {
     stack: Stack,
     web: App,
-    _worker: App,
+    worker: App,
+}
+
+impl Running {
+    /// Waits, with a deadline, until the worker reports no accepted payload left unwritten.
+    async fn drained(&self) {
+        let url = format!("{}/api/health", self.worker.base_url);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let health: Value = http().get(&url).send().await.unwrap().json().await.unwrap_or(Value::Null);
+            if health["ingestionBacklog"] == 0 {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the backlog never drained: {health}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 async fn running(extra: &[(&str, &str)]) -> Running {
@@ -33,7 +51,7 @@ async fn running(extra: &[(&str, &str)]) -> Running {
     web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
     let mut worker = App::spawn("worker", &stack.env, free_port());
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
-    Running { stack, web, _worker: worker }
+    Running { stack, web, worker }
 }
 
 async fn post(app: &App, request: &Recorded, gzip: bool) -> (u16, String) {
@@ -98,25 +116,16 @@ async fn every_recorded_client_lands_in_events_full() {
     for (name, request) in &requests {
         assert_eq!(post(&app.web, request, false).await.0, 200, "{name}");
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.drained().await;
     assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
 
-    let rows: Vec<(String, String, String)> = app
-        .stack
-        .ch
-        .client()
-        .query(
-            "SELECT name, type, user_id FROM events_full FINAL \
-             WHERE name = 'llm-call' AND ingestion_sdk_name = 'python' AND ingestion_sdk_version = '5.0.4'",
-        )
-        .fetch_all()
-        .await
-        .unwrap();
-    assert!(!rows.is_empty());
-    for (name, observation_type, user) in rows {
-        assert_eq!((name.as_str(), observation_type.as_str()), ("llm-call", "GENERATION"));
-        assert_eq!(user, "user-123");
+    // Field by field, every span is what the span mapping makes of its request.
+    let stored = ingest_rows::stored_rows(&app.stack).await;
+    for (name, request) in &requests {
+        ingest_rows::assert_stored(name, &ingest_rows::expected_rows(request), &stored);
     }
+    let generation = stored.values().find(|row| row["name"] == "llm-call" && row["type"] == "GENERATION");
+    assert_eq!(generation.expect("the Python SDK's generation")["user_id"], "user-123");
 }
 
 #[tokio::test]
@@ -143,6 +152,9 @@ async fn grpc_export_stores_the_same_rows() {
     client.export(request).await.unwrap();
     let expected = recorded.spans as u64;
     assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
+    // The same rows as over HTTP: field by field what the span mapping makes of the export.
+    let stored = ingest_rows::stored_rows(&app.stack).await;
+    ingest_rows::assert_stored("gRPC", &ingest_rows::expected_rows(&recorded), &stored);
 }
 
 #[tokio::test]
@@ -201,7 +213,7 @@ async fn bad_requests_get_clear_errors_and_only_valid_spans_are_stored() {
     // An empty export is fine and stores nothing.
     let (status, _) = send("application/json", b"{\"resourceSpans\": []}".to_vec(), None).await;
     assert_eq!(status, 200);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.drained().await;
     let leaked: Vec<(String, String, String)> = app
         .stack
         .ch

@@ -12,6 +12,7 @@ mod datasets;
 mod durability;
 mod fixtures;
 mod ingest_otlp;
+mod ingest_rows;
 mod js_sdk;
 mod legacy_endpoints;
 mod lifecycle;
