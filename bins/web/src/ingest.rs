@@ -73,18 +73,30 @@ pub async fn accept_otlp(
         (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
     // Decoding a large export is CPU work; keep it off the threads that serve other requests.
     let decoded = tokio::task::spawn_blocking(move || {
-        ingestion::otel::parse_with_limit(&body, content_type.as_deref(), content_encoding.as_deref(), limit)
+        ingestion::otel::parse_owned(body, content_type.as_deref(), content_encoding.as_deref(), limit)
     })
     .await
     .map_err(|e| ApiError::internal(format!("decoder task failed: {e}")))?;
-    accept_export(state, sender, decoded.map_err(decode_error)?).await
+    let (request, protobuf) = decoded.map_err(decode_error)?;
+    accept_decoded(state, sender, request, protobuf).await
 }
 
 /// The part HTTP and gRPC share once the export is decoded.
 pub async fn accept_export(
     state: &AppState,
     sender: &Sender,
+    request: ExportTraceServiceRequest,
+) -> Result<Accepted, ApiError> {
+    accept_decoded(state, sender, request, None).await
+}
+
+/// Stores and queues a decoded export. `protobuf` is its encoding as the client sent it, when it
+/// sent protobuf; it is stored as is unless spans had to be dropped from the export.
+async fn accept_decoded(
+    state: &AppState,
+    sender: &Sender,
     mut request: ExportTraceServiceRequest,
+    protobuf: Option<Bytes>,
 ) -> Result<Accepted, ApiError> {
     let rejected = ingestion::otel::reject_invalid_spans(&mut request);
     let spans =
@@ -98,7 +110,10 @@ pub async fn accept_export(
             None => Ok(Accepted { spans, rejected }),
         };
     }
-    let protobuf = Bytes::from(request.encode_to_vec());
+    let protobuf = match (protobuf, &rejected) {
+        (Some(as_sent), None) => as_sent,
+        _ => Bytes::from(request.encode_to_vec()),
+    };
     state.acceptor.accept_otlp(sender, protobuf).await.map_err(accept_error)?;
     Ok(Accepted { spans, rejected })
 }

@@ -20,7 +20,7 @@ mod tests;
 
 pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
 pub use decode::{
-    DEFAULT_MAX_DECODED_BYTES, DecodeError, RejectedSpans, decode, decode_with_limit, parse_with_limit,
-    reject_invalid_spans, validate,
+    DEFAULT_MAX_DECODED_BYTES, DecodeError, RejectedSpans, decode, decode_with_limit, parse_owned,
+    parse_with_limit, reject_invalid_spans, validate,
 };
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::build::{PARENT_ID, SPAN_ID, TRACE_ID, request, span};
 use super::fixtures::gzip;
-use crate::otel::{DecodeError, ExportTraceServiceRequest, decode, decode_with_limit};
+use crate::otel::{DecodeError, ExportTraceServiceRequest, decode, decode_with_limit, parse_owned};
 
 const PROTOBUF: Option<&str> = Some("application/x-protobuf");
 const JSON: Option<&str> = Some("application/json");
@@ -215,4 +215,22 @@ fn proto3_json_variants_are_accepted() {
     assert_eq!((span.kind, span.status.as_ref().map(|s| s.code)), (2, Some(2)));
     assert_eq!(span.start_time_unix_nano, 1_795_290_071_763_374_592);
     assert_eq!(span.attributes.len(), 2);
+}
+
+#[test]
+fn owned_protobuf_bodies_come_back_as_sent() {
+    let body = bytes::Bytes::from(protobuf_body());
+    let (request, kept) = parse_owned(body.clone(), PROTOBUF, None, usize::MAX).unwrap();
+    let kept = kept.expect("protobuf is kept");
+    assert_eq!(kept.as_ptr(), body.as_ptr(), "an uncompressed body is shared, not copied");
+    assert_eq!(span_count(&request), 1);
+
+    let (_, kept) = parse_owned(gzip(&body).into(), PROTOBUF, Some("gzip"), usize::MAX).unwrap();
+    assert_eq!(kept.as_deref(), Some(body.as_ref()), "a gzipped body comes back decompressed");
+
+    let span =
+        json!({"traceId": "0102030405060708090a0b0c0d0e0f10", "spanId": "0102030405060708", "name": "s"});
+    let json = one_span_json(span).to_string();
+    let (request, kept) = parse_owned(json.into(), JSON, None, usize::MAX).unwrap();
+    assert_eq!((span_count(&request), kept), (1, None), "JSON has no protobuf to keep");
 }
