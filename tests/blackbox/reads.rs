@@ -370,6 +370,27 @@ async fn v4_reads_serve_the_events_with_cursors_groups_and_filters() {
         .await;
     assert_eq!(items["data"][0]["experimentDatasetId"], "ds-1");
     assert!(items["meta"]["cursor"].is_string());
+    // An item's scores: a deleted one, though newest, takes no place under `scoreLimit`.
+    app.stack
+        .ch
+        .client()
+        .query(
+            "INSERT INTO scores (id, timestamp, project_id, trace_id, name, value, source, data_type, event_ts, is_deleted) VALUES \
+             ('x-live', now64(3) - INTERVAL 1 MINUTE, 'project-blackbox', 'xt1', 'q', 1, 'API', 'NUMERIC', now64(3), 0), \
+             ('x-gone', now64(3), 'project-blackbox', 'xt1', 'q', 0, 'API', 'NUMERIC', now64(3), 1)",
+        )
+        .execute()
+        .await
+        .unwrap();
+    let scored = app
+        .ok(&format!(
+            "/api/public/experiment-items?experimentItemId=item-1&fields=core,scores&scoreLimit=1&fromStartTime={}",
+            urlencode(&at(60))
+        ))
+        .await;
+    let scores: Vec<&str> =
+        scored["data"][0]["scores"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(scores, ["x-live"], "{scored}");
 
     for (path, says) in [
         ("/api/public/v2/observations?cursor=garbage", "Invalid cursor format"),

@@ -223,7 +223,8 @@ async fn scores_of(
     sql.bind(project_id)
         .push(&format!(" AND {column} IN "))
         .bind(keys)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id) ORDER BY timestamp DESC LIMIT ")
+        // Deleted scores go before the per-key limit, or they would take places in it.
+        .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 ORDER BY timestamp DESC LIMIT ")
         .bind(per_key)
         .push(&format!(" BY {column}"));
     let rows = sql.fetch_json(clickhouse).await?;
