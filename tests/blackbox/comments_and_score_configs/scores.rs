@@ -59,6 +59,14 @@ async fn scores_are_refused_unless_they_fit_their_config() {
         json!({"id": "s-typed", "traceId": "trace-1", "name": "x", "value": 10, "dataType": "NUMERIC", "configId": quality}),
         json!({"id": "s-plain", "traceId": "trace-1", "name": "free", "value": 99}),
     ];
+    // POST /scores alone: an annotation names its config, or is a correction.
+    let annotated = json!({"id": "s-ann", "traceId": "trace-1", "name": "x", "value": 7, "source": "ANNOTATION", "configId": quality});
+    api.expect(200, Method::POST, "/api/public/scores", Some(&annotated)).await;
+    let correction = json!({"id": "s-fix", "traceId": "trace-1", "name": "x", "value": "better", "dataType": "CORRECTION", "source": "ANNOTATION"});
+    api.expect(200, Method::POST, "/api/public/scores", Some(&correction)).await;
+    let bare = json!({"id": "s-bare", "traceId": "trace-1", "name": "x", "value": 7, "source": "ANNOTATION"});
+    refused(&api, Method::POST, "/api/public/scores", Some(bare), "ANNOTATION scores need a `configId`")
+        .await;
     let unfit = [
         (score("s-high", &quality, json!(11)), "Value 11 is above the maximum 10 of score config 'quality'"),
         (score("s-low", &quality, json!(-1)), "below the minimum 0"),

@@ -117,6 +117,11 @@ async fn scores(
         Value::Array(items) => items,
         single => vec![single],
     };
+    for (item, id) in items.iter().zip(&ids) {
+        if let Some(Err(rule)) = item.as_object().map(annotation_rule) {
+            return Err(ApiError::bad_request(if is_array { format!("Score {id}: {rule}") } else { rule }));
+        }
+    }
     if names_score_configs(&parsed) {
         fit_scores(&state, &sender, &mut items, &ids, is_array).await?;
     }
@@ -252,6 +257,19 @@ fn score_body(event: &Value) -> Option<&Map<String, Value>> {
 
 fn score_body_mut(event: &mut Value) -> Option<&mut Map<String, Value>> {
     if is_score_create(event) { event.get_mut("body")?.as_object_mut() } else { None }
+}
+
+/// `POST /scores` takes `source`, and an `ANNOTATION` score (a human's judgement on a scale) must
+/// name the config of that scale, unless it is a CORRECTION (reference/public-api.md §4.8).
+fn annotation_rule(score: &Map<String, Value>) -> Result<(), String> {
+    let text = |key: &str| score.get(key).and_then(Value::as_str);
+    if text("source") == Some("ANNOTATION")
+        && text("dataType") != Some("CORRECTION")
+        && text("configId").is_none()
+    {
+        return Err("ANNOTATION scores need a `configId` (unless their dataType is CORRECTION)".to_owned());
+    }
+    Ok(())
 }
 
 /// `POST /scores` is all or nothing: the first score that does not fit its config refuses the
