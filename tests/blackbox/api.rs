@@ -59,6 +59,13 @@ impl Api {
         Self { web, stack, key: basic(PUBLIC_KEY, SECRET_KEY) }
     }
 
+    /// A worker on the same stack, once healthy; it stops when dropped.
+    pub async fn worker(&self) -> App {
+        let mut worker = App::spawn("worker", &self.stack.env, free_port());
+        worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+        worker
+    }
+
     /// A second project with its own key pair; returns that key's `Authorization`.
     pub async fn other_project(&self) -> String {
         add_other_project(&self.stack).await;

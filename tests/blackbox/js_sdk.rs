@@ -3,12 +3,10 @@
 //! observations and sessions, and the cost and prompt link the worker adds to a generation that
 //! reported usage only.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::api::Api;
-use crate::apps::{App, free_port, run_client};
+use crate::apps::run_client;
 
 #[tokio::test]
 async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
@@ -17,8 +15,7 @@ async fn js_sdk_uses_prompts_datasets_and_gets_costs() {
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
     ])
     .await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
     let seen = run_client("sdk_resources.mjs", &api.web).await;
     assert_eq!(seen["text"], "Hello Ada");
     assert_eq!(seen["textConfig"], json!({"temperature": 0}));

@@ -2,8 +2,6 @@
 //! presigned URL, web's own token URLs when the blob store is a local directory, deduplication,
 //! every documented 4xx, project isolation, and the real Python SDK's media flow.
 
-use std::time::Duration;
-
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use reqwest::Method;
@@ -11,7 +9,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::api::Api;
-use crate::apps::{App, free_port, http, run_client};
+use crate::apps::{free_port, http, run_client};
 
 /// A few bytes that stand for an image; the server only cares about length and hash.
 const IMAGE: &[u8] = b"\x89PNG\r\n\x1a\n loupe test image";
@@ -184,8 +182,7 @@ async fn a_local_blob_directory_uploads_and_downloads_through_web() {
 #[tokio::test]
 async fn python_sdk_uploads_media_and_reads_it_back() {
     let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
     let seen = run_client("media.py", &api.web).await;
     assert_eq!(seen["same_bytes"], true, "{seen}");
     assert_eq!(seen["content_type"], "image/png");

@@ -3,14 +3,11 @@
 //! computed by the worker for generations that report usage only, over the legacy batch API and
 //! OTLP alike, with provided costs left alone; and the prompt a generation names, linked by id.
 
-use std::time::Duration;
-
 use chrono::{SecondsFormat, Utc};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api::Api;
-use crate::apps::{App, free_port};
 
 #[tokio::test]
 async fn built_in_and_own_definitions_through_the_api() {
@@ -111,8 +108,7 @@ async fn the_worker_prices_usage_only_generations_and_links_their_prompts() {
     let prompt = json!({"name": "team/answer", "prompt": "Answer {{q}}"});
     let prompt_id =
         api.expect(201, Method::POST, "/api/public/v2/prompts", Some(&prompt)).await["id"].clone();
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
 
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
     let generation = |id: &str, body: Value| {

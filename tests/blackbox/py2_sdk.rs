@@ -2,12 +2,10 @@
 //! in `legacy` mode it ingests through the batch API and reads everything back with its strict
 //! models (`tests/e2e/py2/legacy_read_back.py`).
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::api::Api;
-use crate::apps::{App, free_port, run_client};
+use crate::apps::run_client;
 
 #[tokio::test]
 async fn python_sdk_2_reads_back_through_the_legacy_resources() {
@@ -16,8 +14,7 @@ async fn python_sdk_2_reads_back_through_the_legacy_resources() {
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
     ])
     .await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
 
     let read = run_client("py2/legacy_read_back.py", &api.web).await;
     let trace_id = read["trace_id"].clone();

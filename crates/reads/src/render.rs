@@ -59,9 +59,14 @@ pub fn truncate_metadata(value: &mut Value, max: usize, expand: &[String]) {
 /// The objects of a response body: the rows of a list (`data`) or the single object of a get.
 pub fn rows_mut(body: &mut Value) -> Vec<&mut Map<String, Value>> {
     if body.get("data").is_some_and(Value::is_array) {
-        return body["data"].as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect();
+        return objects_mut(&mut body["data"]);
     }
     body.as_object_mut().into_iter().collect()
+}
+
+/// The objects of a JSON array (none when `list` is not one).
+pub fn objects_mut(list: &mut Value) -> Vec<&mut Map<String, Value>> {
+    list.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect()
 }
 
 /// Puts `null` under every key that is absent, so strict clients find it.

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{COMMENTS, comment};
 use crate::api::Api;
-use crate::apps::{App, free_port, http};
+use crate::apps::http;
 
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const ROOT: &str = "00f067aa0ba902b7";
@@ -36,8 +36,7 @@ async fn contents(api: &Api, object_id: &str) -> Vec<String> {
 #[tokio::test]
 async fn a_traces_comments_are_listed_with_its_root_observation() {
     let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
     let start = chrono::Utc::now().timestamp_nanos_opt().unwrap();
     let export = json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "t"},
         "spans": [span(ROOT, "", start), span(CHILD, ROOT, start + 10)]}]}]});

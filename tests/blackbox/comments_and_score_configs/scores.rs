@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 
 use super::{CONFIGS, refused};
 use crate::api::Api;
-use crate::apps::{App, free_port};
 
 /// The configs of the score tests: NUMERIC 0–10 `quality`, CATEGORICAL `verdict` (good 1, bad 0),
 /// BOOLEAN `correct`, and an archived NUMERIC `retired`. Returns their ids in that order.
@@ -146,8 +145,7 @@ async fn refused_scores_are_never_stored_and_fitting_ones_are_stored_as_their_co
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
     ])
     .await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
     let [quality, verdict, correct, _] = score_configs(&api).await;
     let scores = [
         score("kept-bool", &correct, json!(1)),

@@ -8,7 +8,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::api::Api;
-use crate::apps::{App, free_port, run_client};
+use crate::apps::run_client;
 
 /// Polls the legacy trace read until the trace is there, with a deadline.
 async fn wait_for_trace(api: &Api, trace_id: &str) -> Value {
@@ -35,8 +35,7 @@ async fn python_sdk_runs_an_experiment_over_a_dataset() {
         ("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "true"),
     ])
     .await;
-    let mut worker = App::spawn("worker", &api.stack.env, free_port());
-    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let _worker = api.worker().await;
 
     let seen = run_client("datasets.py", &api.web).await;
 

@@ -66,8 +66,7 @@ async fn fetch_v1(
     Path(name): Path<String>,
 ) -> Reply {
     let mut dataset = datasets::get_v1(&state.stores.postgres, &auth.project.id, &name).await?;
-    let items =
-        dataset["items"].as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect();
+    let items = reads::render::objects_mut(&mut dataset["items"]);
     attach_references(&state, &headers, &auth.project.id, items, ITEM_FIELDS).await?;
     Ok(Json(dataset))
 }

@@ -140,7 +140,7 @@ async fn trace(State(s): State<AppState>, a: ProjectAuth, h: HeaderMap, Path(id)
     // The trace and its observations reference media alike.
     let mut observations = trace.get_mut("observations").map(Value::take).unwrap_or_default();
     let mut objects = reads::render::rows_mut(&mut trace);
-    objects.extend(observations.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut));
+    objects.extend(reads::render::objects_mut(&mut observations));
     r.attach_media(&h, objects).await?;
     trace["observations"] = observations;
     Ok(Json(trace))

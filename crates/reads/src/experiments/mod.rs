@@ -77,13 +77,13 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     let events = branch(
         sources::EVENT_EXPERIMENT_SELECT,
         sources::event_item_roots(project_id, &range),
-        &filters(params, &sources::EVENT_EXPERIMENTS)?,
+        &filters(params, sources::EVENT_EXPERIMENTS)?,
         "experiment_id",
     );
     let runs = branch(
         sources::RUN_EXPERIMENT_SELECT,
         sources::run_items(project_id, &range),
-        &filters(params, &sources::RUN_EXPERIMENTS)?,
+        &filters(params, sources::RUN_EXPERIMENTS)?,
         "dataset_run_id",
     );
     let after = match params.get("cursor") {
@@ -141,13 +141,13 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
     let events = branch(
         sources::EVENT_ITEM_SELECT,
         sources::event_item_roots(project_id, &range),
-        &filters(params, &sources::EVENT_ITEMS)?,
+        &filters(params, sources::EVENT_ITEMS)?,
         "",
     );
     let runs = branch(
         sources::RUN_ITEM_SELECT,
         sources::run_items(project_id, &range),
-        &filters(params, &sources::RUN_ITEMS)?,
+        &filters(params, sources::RUN_ITEMS)?,
         "",
     );
     let after = match params.get("cursor") {

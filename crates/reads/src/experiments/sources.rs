@@ -38,73 +38,47 @@ impl Range {
     }
 }
 
-/// A source's columns for the public filter names.
-pub struct Columns {
-    /// (query parameter, column) pairs of the csv id filters.
-    pairs: &'static [(&'static str, &'static str)],
-    /// The columns of the `filter` JSON.
-    filter: &'static [Column],
-}
+/// A source's columns for the public filter names: the csv id filter of each name (`id=a,b`)
+/// and the `filter` JSON both use them.
+pub type Columns = [Column];
 
-pub const EVENT_EXPERIMENTS: Columns = Columns {
-    pairs: &[("id", "experiment_id"), ("name", "experiment_name"), ("datasetId", "experiment_dataset_id")],
-    filter: &[
-        col("id", "experiment_id", Kind::Text),
-        col("name", "experiment_name", Kind::Text),
-        col("datasetId", "experiment_dataset_id", Kind::Text),
-    ],
-};
+pub const EVENT_EXPERIMENTS: &Columns = &[
+    col("id", "experiment_id", Kind::Text),
+    col("name", "experiment_name", Kind::Text),
+    col("datasetId", "experiment_dataset_id", Kind::Text),
+];
 
-pub const RUN_EXPERIMENTS: Columns = Columns {
-    pairs: &[("id", "dataset_run_id"), ("name", "dataset_run_name"), ("datasetId", "dataset_id")],
-    filter: &[
-        col("id", "dataset_run_id", Kind::Text),
-        col("name", "dataset_run_name", Kind::Text),
-        col("datasetId", "dataset_id", Kind::Text),
-    ],
-};
+pub const RUN_EXPERIMENTS: &Columns = &[
+    col("id", "dataset_run_id", Kind::Text),
+    col("name", "dataset_run_name", Kind::Text),
+    col("datasetId", "dataset_id", Kind::Text),
+];
 
-pub const EVENT_ITEMS: Columns = Columns {
-    pairs: &[
-        ("experimentId", "experiment_id"),
-        ("experimentName", "experiment_name"),
-        ("experimentItemId", "experiment_item_id"),
-        ("datasetId", "experiment_dataset_id"),
-    ],
-    filter: &[
-        col("experimentId", "experiment_id", Kind::Text),
-        col("experimentName", "experiment_name", Kind::Text),
-        col("experimentItemId", "experiment_item_id", Kind::Text),
-        col("datasetId", "experiment_dataset_id", Kind::Text),
-    ],
-};
+pub const EVENT_ITEMS: &Columns = &[
+    col("experimentId", "experiment_id", Kind::Text),
+    col("experimentName", "experiment_name", Kind::Text),
+    col("experimentItemId", "experiment_item_id", Kind::Text),
+    col("datasetId", "experiment_dataset_id", Kind::Text),
+];
 
-pub const RUN_ITEMS: Columns = Columns {
-    pairs: &[
-        ("experimentId", "dataset_run_id"),
-        ("experimentName", "dataset_run_name"),
-        ("experimentItemId", "dataset_item_id"),
-        ("datasetId", "dataset_id"),
-    ],
-    filter: &[
-        col("experimentId", "dataset_run_id", Kind::Text),
-        col("experimentName", "dataset_run_name", Kind::Text),
-        col("experimentItemId", "dataset_item_id", Kind::Text),
-        col("datasetId", "dataset_id", Kind::Text),
-    ],
-};
+pub const RUN_ITEMS: &Columns = &[
+    col("experimentId", "dataset_run_id", Kind::Text),
+    col("experimentName", "dataset_run_name", Kind::Text),
+    col("experimentItemId", "dataset_item_id", Kind::Text),
+    col("datasetId", "dataset_id", Kind::Text),
+];
 
 /// The request's id filters and `filter` JSON on one source's columns.
 pub fn filters(params: &Params, columns: &Columns) -> Result<Vec<Sql>> {
     let mut out = Vec::new();
-    for (param, column) in columns.pairs {
-        let values = params.list(param);
+    for column in columns {
+        let values = params.list(column.name);
         if !values.is_empty() {
-            out.push(one_of(column, values));
+            out.push(one_of(column.sql, values));
         }
     }
     if let Some(raw) = params.get("filter") {
-        out.push(filter::to_sql(&filter::parse(raw)?, columns.filter)?);
+        out.push(filter::to_sql(&filter::parse(raw)?, columns)?);
     }
     Ok(out)
 }

@@ -11,7 +11,7 @@ use storage::clickhouse::ClickHouse;
 
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::active_at;
-use super::run_items::{RunFields, RunItem, insert_item, upsert_run};
+use super::run_items::{RunFields, RunItem, insert_item, sha256_hex, upsert_run};
 use crate::{Error, Result};
 
 /// One dataset item's run, as an experiment span describes it.
@@ -36,9 +36,7 @@ pub struct ExperimentLink {
 impl ExperimentLink {
     /// The run item's id: derived from what it links, so a re-delivered payload finds its row.
     fn run_item_id(&self, run_id: &str) -> String {
-        let payload = json!([run_id, self.dataset_item_id, self.trace_id, self.observation_id]).to_string();
-        let digest = ring::digest::digest(&ring::digest::SHA256, payload.as_bytes());
-        digest.as_ref()[..16].iter().map(|byte| format!("{byte:02x}")).collect()
+        sha256_hex(&json!([run_id, self.dataset_item_id, self.trace_id, self.observation_id]), 32)
     }
 }
 

@@ -135,9 +135,14 @@ pub(crate) struct UpsertedRun {
 /// (first 16 hex digits of SHA-256 over the compact JSON array below), so a run created by
 /// `POST /dataset-run-items` and the experiment SDK 5 records from its spans are one and the same.
 pub fn run_id(project: &str, dataset_id: &str, run_name: &str) -> String {
-    let payload = json!(["langfuse-experiment-v1", project, dataset_id, run_name]).to_string();
-    let digest = ring::digest::digest(&ring::digest::SHA256, payload.as_bytes());
-    digest.as_ref()[..8].iter().map(|byte| format!("{byte:02x}")).collect()
+    sha256_hex(&json!(["langfuse-experiment-v1", project, dataset_id, run_name]), 16)
+}
+
+/// The first `digits` hex digits of SHA-256 over a value's compact JSON text: ids derived from
+/// what they name.
+pub(crate) fn sha256_hex(value: &Value, digits: usize) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, value.to_string().as_bytes());
+    digest.as_ref()[..digits / 2].iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The run a new item goes into, by name within the item's dataset.
