@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use futures::StreamExt;
 use serde_json::Value;
 
 use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
@@ -275,4 +276,48 @@ async fn a_full_backlog_answers_503_with_retry_after_and_recovers() {
         assert!(Instant::now() < deadline, "acceptance did not resume after the backlog drained");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+#[tokio::test]
+async fn concurrent_exports_share_blobs_and_every_span_lands_once() {
+    // 64 requests in flight against one web: those arriving while earlier blobs are written are
+    // stored together, each stream entry naming its byte range of the shared blob.
+    const EXPORTS: u64 = 192;
+    const TRACES: u64 = 2;
+    const SPANS: u64 = 2;
+    let app = running(&[]).await;
+    let url = format!("{}{OTLP_PATH}", app.web.base_url);
+    let statuses: Vec<u16> = futures::stream::iter(0..EXPORTS)
+        .map(|i| {
+            let url = url.clone();
+            async move {
+                let body = test_support::otlp::export_bytes(31, i * TRACES, TRACES, SPANS);
+                let response = http()
+                    .post(url)
+                    .header("Authorization", basic())
+                    .header("Content-Type", "application/x-protobuf")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                response.status().as_u16()
+            }
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+    let expected = EXPORTS * TRACES * SPANS;
+    assert_eq!(wait_for_spans(&app.stack, expected).await, expected);
+    app.drained().await;
+    let (spans, traces, blobs): (u64, u64, u64) = app
+        .stack
+        .ch
+        .client()
+        .query("SELECT uniqExact(span_id), uniqExact(trace_id), uniqExact(blob_storage_file_path) FROM events_full")
+        .fetch_one()
+        .await
+        .unwrap();
+    assert_eq!((spans, traces), (expected, EXPORTS * TRACES), "every span once, none lost or mixed up");
+    assert!(blobs < EXPORTS, "{EXPORTS} exports in flight together were stored as {blobs} blobs");
 }

@@ -24,6 +24,11 @@ pub struct IngestionJob {
     pub kind: PayloadKind,
     pub project_id: String,
     pub blob_key: String,
+    /// Where the payload sits when its blob holds several (web writes payloads accepted at the
+    /// same moment as one blob); `None`: the whole blob. Entries written before this field
+    /// existed deserialize as `None`, which is what they meant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<BlobPart>,
     pub public_key: String,
     pub sdk_name: Option<String>,
     pub sdk_version: Option<String>,
@@ -36,7 +41,20 @@ pub struct IngestionJob {
     pub received_at_micros: i64,
 }
 
+/// A byte range of a blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlobPart {
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl BlobPart {
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PayloadKind {
     /// An `ExportTraceServiceRequest`, protobuf-encoded.
@@ -91,10 +109,24 @@ impl IngestionQueue {
     }
 
     pub async fn enqueue(&self, job: &IngestionJob) -> Result<String> {
-        let payload = serde_json::to_string(job)
-            .map_err(|e| Error::with_source(ErrorKind::Internal, "cannot encode ingestion job", e))?;
+        let payload = encode(job)?;
         let mut connection = self.connection().await?;
         connection.xadd(&self.stream, "*", &[(JOB_FIELD, payload)]).await.map_err(unavailable)
+    }
+
+    /// Appends several entries, in order, in one round trip. On an error some may have been
+    /// appended: callers treat them all as not accepted, and a client's retry only writes rows
+    /// that collapse with the first ones.
+    pub async fn enqueue_all(&self, jobs: &[&IngestionJob]) -> Result<()> {
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for job in jobs {
+            pipe.xadd(&self.stream, "*", &[(JOB_FIELD, encode(job)?)]).ignore();
+        }
+        let mut connection = self.connection().await?;
+        pipe.query_async::<()>(&mut connection).await.map_err(unavailable)
     }
 
     /// Entries not yet fully processed (read or unread).
@@ -180,6 +212,11 @@ impl IngestionQueue {
             .await
             .map_err(unavailable)
     }
+}
+
+fn encode(job: &IngestionJob) -> Result<String> {
+    serde_json::to_string(job)
+        .map_err(|e| Error::with_source(ErrorKind::Internal, "cannot encode ingestion job", e))
 }
 
 fn delivery(entry: StreamId) -> Delivery {

@@ -2,7 +2,9 @@
 //!
 //! Phase 1, throughput: `concurrency` connections send `requests` exports of `spans` spans as
 //! fast as they are acknowledged; then it waits until every span is in `events_full`.
-//! Phase 2, latency under a fixed rate: `rate` requests/s for `seconds`, acknowledgement latency.
+//! Phase 2, latency under fixed rates: each of `rates` requests/s for `seconds`, acknowledgement
+//! latency from when each request was sent and from when it was due, so a server that cannot keep
+//! up shows it (measuring from the send alone hides the requests that queued in the client).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ pub struct Options {
     requests: u64,
     spans: u64,
     concurrency: usize,
-    rate: u64,
+    rates: Vec<u64>,
     seconds: u64,
     /// `s3` (the stack's SeaweedFS) or `local` (a directory), to see what blob storage costs.
     blob: String,
@@ -36,7 +38,7 @@ impl Options {
             requests: 3_000,
             spans: 100,
             concurrency: 32,
-            rate: 2_000,
+            rates: vec![200, 2_000],
             seconds: 5,
             blob: "s3".into(),
         };
@@ -50,12 +52,18 @@ impl Options {
                 options.blob = raw;
                 continue;
             }
+            if flag == "--rate" {
+                options.rates = raw
+                    .split(',')
+                    .map(|r| r.trim().parse().with_context(|| format!("--rate needs numbers, got {raw}")))
+                    .collect::<anyhow::Result<_>>()?;
+                continue;
+            }
             let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
             match flag.as_str() {
                 "--requests" => options.requests = value,
                 "--spans" => options.spans = value,
                 "--concurrency" => options.concurrency = value as usize,
-                "--rate" => options.rate = value,
                 "--seconds" => options.seconds = value,
                 other => bail!("unknown flag {other}"),
             }
@@ -82,7 +90,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
         ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
         ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
-        ("LANGFUSE_LOG_LEVEL", "warn,ingestion::process=debug"),
+        ("LANGFUSE_LOG_LEVEL", "warn,ingestion::process=debug,ingestion::accept=debug"),
         // The benchmark measures speed, not back-pressure: let the backlog grow.
         ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
     ] {
@@ -136,7 +144,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         accepted as f64 / accept_seconds,
         latencies.len() as f64 / accept_seconds
     );
-    print_latency("  ack latency    ", latencies);
+    print_latency("  ack latency    ", latencies.into_iter().map(|(sent, _)| sent).collect());
     let deadline = Instant::now() + Duration::from_secs(600);
     loop {
         let stored: u64 = clickhouse.query("SELECT count() FROM events_full").fetch_one().await.unwrap_or(0);
@@ -151,27 +159,33 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    // Phase 2: acknowledgement latency at a fixed request rate.
-    let requests = options.rate * options.seconds;
-    let first = options.requests * traces_per_request;
-    let latencies = send_all(
-        &client,
-        &web.url,
-        run_id,
-        first,
-        requests,
-        traces_per_request,
-        options.concurrency.max(64),
-        Some(options.rate),
-    )
-    .await;
-    println!(
-        "  at {} requests/s for {} s ({} acknowledged of {requests}):",
-        options.rate,
-        options.seconds,
-        latencies.len()
-    );
-    print_latency("  ack latency    ", latencies);
+    // Phase 2: acknowledgement latency at fixed request rates.
+    let mut first = options.requests * traces_per_request;
+    for &rate in &options.rates {
+        let requests = rate * options.seconds;
+        let started = Instant::now();
+        let latencies = send_all(
+            &client,
+            &web.url,
+            run_id,
+            first,
+            requests,
+            traces_per_request,
+            options.concurrency.max(64),
+            Some(rate),
+        )
+        .await;
+        first += requests * traces_per_request;
+        println!(
+            "  at {rate} requests/s for {} s: {} of {requests} acknowledged, at {:.0} requests/s",
+            options.seconds,
+            latencies.len(),
+            latencies.len() as f64 / started.elapsed().as_secs_f64()
+        );
+        let (from_send, from_due): (Vec<_>, Vec<_>) = latencies.into_iter().unzip();
+        print_latency("  ack from send  ", from_send);
+        print_latency("  ack from due   ", from_due);
+    }
 
     println!(
         "  peak RSS        web {:.0} MB, worker {:.0} MB",
@@ -189,7 +203,8 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
 }
 
 /// Sends `count` exports; with `rate`, paces their starts to that many per second. Returns the
-/// latencies of the acknowledged ones.
+/// latencies of the acknowledged ones: from the send, and from when it was due (the same without
+/// a rate).
 #[allow(clippy::too_many_arguments)]
 async fn send_all(
     client: &reqwest::Client,
@@ -200,20 +215,24 @@ async fn send_all(
     traces_per_request: u64,
     concurrency: usize,
     rate: Option<u64>,
-) -> Vec<Duration> {
+) -> Vec<(Duration, Duration)> {
     let endpoint = format!("{url}/api/public/otel/v1/traces");
     let auth = format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")));
     let failures = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    let latencies: Vec<Option<Duration>> = futures::stream::iter(0..count)
+    let latencies: Vec<Option<(Duration, Duration)>> = futures::stream::iter(0..count)
         .map(|i| {
             let (client, endpoint, auth, failures) =
                 (client.clone(), endpoint.clone(), auth.clone(), failures.clone());
             async move {
-                if let Some(rate) = rate {
-                    let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
-                    tokio::time::sleep_until(due.into()).await;
-                }
+                let due = match rate {
+                    Some(rate) => {
+                        let due = started + Duration::from_secs_f64(i as f64 / rate as f64);
+                        tokio::time::sleep_until(due.into()).await;
+                        due
+                    }
+                    None => Instant::now(),
+                };
                 let body = Bytes::from(test_support::otlp::export_bytes(
                     run_id,
                     first_trace + i * traces_per_request,
@@ -229,7 +248,7 @@ async fn send_all(
                     .send()
                     .await;
                 match response {
-                    Ok(r) if r.status().is_success() => Some(sent.elapsed()),
+                    Ok(r) if r.status().is_success() => Some((sent.elapsed(), due.elapsed())),
                     _ => {
                         failures.fetch_add(1, Ordering::Relaxed);
                         None

@@ -9,6 +9,7 @@
 mod batch;
 mod enrich;
 mod experiments;
+mod fetch;
 mod heartbeat;
 mod prices;
 mod route;
@@ -18,8 +19,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use object_store::ObjectStoreExt;
-use object_store::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{IngestionSettings, MigrationSettings};
@@ -142,11 +141,16 @@ impl Processor {
     }
 
     async fn prepare_all(self: &Arc<Self>, deliveries: Vec<Delivery>, batch: &mut Batch) {
-        let results: Vec<_> = futures::stream::iter(deliveries)
-            .map(|delivery| {
-                let this = Arc::clone(self);
+        let payloads = fetch::payloads(&self.blobs, &deliveries, PREPARE_CONCURRENCY).await;
+        let results: Vec<_> = futures::stream::iter(deliveries.into_iter().zip(payloads))
+            .map(|(delivery, payload)| {
+                let migration = self.migration.clone();
                 async move {
-                    let result = this.prepare(&delivery).await;
+                    let result = match (delivery.job.clone(), payload) {
+                        (Ok(job), Ok(payload)) => convert(job, payload, migration).await,
+                        (_, Err(error)) => Err(error),
+                        (Err(reason), Ok(_)) => Err(ProcessError::Permanent(reason)),
+                    };
                     (delivery, result)
                 }
             })
@@ -168,26 +172,6 @@ impl Processor {
                 }
             }
         }
-    }
-
-    async fn prepare(&self, delivery: &Delivery) -> Result<(IngestionJob, Prepared), ProcessError> {
-        let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
-        let payload = match self.blobs.store().get(&Path::from(job.blob_key.as_str())).await {
-            Ok(object) => {
-                object.bytes().await.map_err(|e| ProcessError::Transient(format!("blob read: {e}")))?
-            }
-            Err(object_store::Error::NotFound { .. }) => {
-                return Err(ProcessError::Permanent(format!(
-                    "payload {} is missing from blob storage",
-                    job.blob_key
-                )));
-            }
-            Err(e) => return Err(ProcessError::Transient(format!("blob read: {e}"))),
-        };
-        let migration = self.migration.clone();
-        tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
-            .await
-            .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
     }
 
     async fn write(&self, batch: &Batch, enrichment: &Enrichment) -> storage::Result<()> {
@@ -269,6 +253,17 @@ impl Processor {
         }
         batch.clear();
     }
+}
+
+/// Turns one payload into rows, off the async threads (decoding a large export is CPU work).
+async fn convert(
+    job: IngestionJob,
+    payload: bytes::Bytes,
+    migration: MigrationSettings,
+) -> Result<(IngestionJob, Prepared), ProcessError> {
+    tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
+        .await
+        .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
 }
 
 /// Sleeps, or returns `true` at once when shutdown was requested.

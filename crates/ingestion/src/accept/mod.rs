@@ -2,7 +2,10 @@
 //!
 //! Order matters: the payload goes to blob storage first, then a reference to it onto the Redis
 //! stream, and only then does the caller answer 2xx. A crash between the two steps leaves an
-//! orphaned blob, never an acknowledged event without data.
+//! orphaned blob, never an acknowledged event without data. Payloads accepted at the same moment
+//! are written together (`group_commit`).
+
+mod group_commit;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,8 +13,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use chrono::{DateTime, Datelike, Timelike, Utc};
-use object_store::path::Path;
-use object_store::{ObjectStoreExt, PutPayload};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use domain::sdk::SdkInfo;
@@ -24,7 +26,7 @@ pub enum AcceptError {
     #[error("ingestion backlog is full ({depth} payloads waiting); retry later")]
     Overloaded { depth: u64 },
     #[error("cannot store the payload: {0}")]
-    Storage(#[from] storage::Error),
+    Storage(String),
 }
 
 /// Who sent a payload, as authentication and the SDK headers established.
@@ -38,7 +40,7 @@ pub struct Sender {
 }
 
 pub struct Acceptor {
-    blobs: BlobStore,
+    writer: mpsc::Sender<group_commit::Submission>,
     queue: IngestionQueue,
     max_depth: u64,
     /// The last observed stream length, refreshed in the background so the hot path does not pay
@@ -47,8 +49,10 @@ pub struct Acceptor {
 }
 
 impl Acceptor {
+    /// Starts the blob writers, so this must be called inside the Tokio runtime.
     pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64) -> Self {
-        Self { blobs, queue, max_depth, depth: Arc::new(AtomicU64::new(0)) }
+        let writer = group_commit::start(blobs, queue.clone());
+        Self { writer, queue, max_depth, depth: Arc::new(AtomicU64::new(0)) }
     }
 
     /// Keeps the backlog reading fresh until `shutdown`.
@@ -71,46 +75,35 @@ impl Acceptor {
 
     /// Stores an OTLP export (protobuf bytes) and queues it for the worker.
     pub async fn accept_otlp(&self, sender: &Sender, protobuf: Bytes) -> Result<(), AcceptError> {
-        self.accept(sender, PayloadKind::OtlpTraces, "otel", "pb", protobuf).await
+        self.accept(sender, PayloadKind::OtlpTraces, protobuf).await
     }
 
     /// Stores a legacy ingestion batch (JSON) and queues it for the worker.
     pub async fn accept_batch(&self, sender: &Sender, json: Bytes) -> Result<(), AcceptError> {
-        self.accept(sender, PayloadKind::IngestionBatch, "ingestion", "json", json).await
+        self.accept(sender, PayloadKind::IngestionBatch, json).await
     }
 
-    async fn accept(
-        &self,
-        sender: &Sender,
-        kind: PayloadKind,
-        folder: &str,
-        extension: &str,
-        payload: Bytes,
-    ) -> Result<(), AcceptError> {
+    async fn accept(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
         let depth = self.depth.load(Ordering::Relaxed);
         if depth >= self.max_depth {
             return Err(AcceptError::Overloaded { depth });
         }
-        let now = Utc::now();
-        let blob_key = blob_key(folder, &sender.project_id, now, extension);
-        self.blobs
-            .store()
-            .put(&Path::from(blob_key.as_str()), PutPayload::from(payload))
-            .await
-            .map_err(|e| storage::Error::with_source(storage::ErrorKind::Unavailable, "blob storage", e))?;
         let job = IngestionJob {
             kind,
             project_id: sender.project_id.clone(),
-            blob_key,
+            blob_key: String::new(),
+            part: None,
             public_key: sender.public_key.clone(),
             sdk_name: sender.sdk.name.clone(),
             sdk_version: sender.sdk.version.clone(),
             ingestion_version: sender.sdk.ingestion_version,
             scores_only: sender.scores_only,
-            received_at_micros: now.timestamp_micros(),
+            received_at_micros: Utc::now().timestamp_micros(),
         };
-        self.queue.enqueue(&job).await?;
-        Ok(())
+        let (done, stored) = oneshot::channel();
+        let stopped = || AcceptError::Storage("the blob writers have stopped".to_owned());
+        self.writer.send(group_commit::Submission { job, payload, done }).await.map_err(|_| stopped())?;
+        stored.await.map_err(|_| stopped())?.map_err(AcceptError::Storage)
     }
 }
 
