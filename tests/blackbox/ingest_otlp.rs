@@ -321,3 +321,66 @@ async fn concurrent_exports_share_blobs_and_every_span_lands_once() {
     assert_eq!((spans, traces), (expected, EXPORTS * TRACES), "every span once, none lost or mixed up");
     assert!(blobs < EXPORTS, "{EXPORTS} exports in flight together were stored as {blobs} blobs");
 }
+
+#[tokio::test]
+async fn tool_definitions_and_calls_are_stored_in_both_data_models() {
+    // dual + ingestion version 4: the span goes to `events_full` directly and to `observations`.
+    let app = running(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual")]).await;
+    let input = serde_json::json!({
+        "messages": [{"role": "user", "content": "Weather in Oslo?"}],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather",
+                   "parameters": {"type": "object"}}}]
+    });
+    let output = serde_json::json!({"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+    ]});
+    let attribute = |key: &str, value: &Value| serde_json::json!({"key": key, "value": {"stringValue": value.to_string()}});
+    let export = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+        "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "chat",
+        "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000100000000",
+        "attributes": [
+            {"key": "langfuse.observation.type", "value": {"stringValue": "generation"}},
+            attribute("langfuse.observation.input", &input),
+            attribute("langfuse.observation.output", &output)
+        ]
+    }]}]}]});
+    let response = http()
+        .post(format!("{}{OTLP_PATH}", app.web.base_url))
+        .header("Authorization", basic())
+        .header("Content-Type", "application/json")
+        .header("x-langfuse-ingestion-version", "4")
+        .body(export.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(wait_for_spans(&app.stack, 1).await, 1);
+    app.drained().await;
+    type ToolColumns = (u64, String, String, String, String);
+    for table in ["events_full", "observations"] {
+        let (definition_count, name, definition, call, names): ToolColumns = app
+            .stack
+            .ch
+            .client()
+            .query(&format!(
+                "SELECT length(tool_definitions), mapKeys(tool_definitions)[1], mapValues(tool_definitions)[1], \
+                 tool_calls[1], arrayStringConcat(tool_call_names, ',') FROM {table} FINAL"
+            ))
+            .fetch_one()
+            .await
+            .unwrap_or_else(|e| panic!("{table}: {e}"));
+        assert_eq!((definition_count, name.as_str()), (1, "get_weather"), "{table}");
+        let definition: Value = serde_json::from_str(&definition).unwrap();
+        assert_eq!(
+            definition,
+            serde_json::json!({"description": "Current weather", "parameters": "{\"type\":\"object\"}"})
+        );
+        assert_eq!(names, "get_weather", "{table}");
+        let call: Value = serde_json::from_str(&call).unwrap();
+        assert_eq!(
+            call,
+            serde_json::json!({"id": "call_1", "arguments": "{\"city\":\"Oslo\"}", "type": "function", "index": 0}),
+            "{table}"
+        );
+    }
+}

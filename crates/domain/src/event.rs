@@ -145,6 +145,16 @@ pub struct OtelOrigin {
 }
 
 /// One row of `events_full` (and, truncated, of `events_core`).
+/// Tools an observation offered the model and the calls it made, as the `tool_*` columns hold
+/// them: definitions by name (`{"description","parameters"}` JSON), calls as
+/// `{"id","arguments","type","index"}` JSON with their names at the same positions.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Tools {
+    pub definitions: BTreeMap<String, String>,
+    pub calls: Vec<String>,
+    pub call_names: Vec<String>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub project_id: String,

@@ -143,6 +143,8 @@ pub struct ObservationRecord {
     pub created_at: Millis,
     pub updated_at: Millis,
     pub event_ts: Millis,
+    /// Derived from `input` and `output` once updates are merged, never sent by clients.
+    pub tools: crate::event::Tools,
 }
 
 /// What one event says about an observation; `None` / empty means "not said".

@@ -5,3 +5,4 @@ pub mod accept;
 pub mod batch;
 pub mod otel;
 pub mod process;
+pub mod tools;

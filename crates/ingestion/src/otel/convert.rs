@@ -209,6 +209,9 @@ fn convert_span(
         TraceAttributes { environment: environment.clone(), timestamp: start_time, ..Default::default() }
     };
 
+    let input = observation_io.input.as_ref().map(to_text).unwrap_or_default();
+    let output = observation_io.output.as_ref().map(to_text).unwrap_or_default();
+    let tools = crate::tools::extract(Some(&input), Some(&output));
     let provided_usage_details = usage::provided_usage(&attributes, &scope.name);
     let provided_cost_details = usage::provided_cost(&attributes);
     let event = Event {
@@ -250,11 +253,11 @@ fn convert_span(
         provided_cost_details,
         usage_pricing_tier_id: None,
         usage_pricing_tier_name: None,
-        tool_definitions: Default::default(),
-        tool_calls: Vec::new(),
-        tool_call_names: Vec::new(),
-        input: observation_io.input.as_ref().map(to_text).unwrap_or_default(),
-        output: observation_io.output.as_ref().map(to_text).unwrap_or_default(),
+        tool_definitions: tools.definitions,
+        tool_calls: tools.calls,
+        tool_call_names: tools.call_names,
+        input,
+        output,
         metadata,
         experiment: mapping::experiment(&attributes),
         source: "otel".to_owned(),

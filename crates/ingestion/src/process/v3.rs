@@ -132,6 +132,11 @@ pub async fn write(
     let traces = merge_traces(ch, &updates.traces).await?;
     let mut observations = merge_observations(ch, &updates.observations).await?;
     enrichment.observations(&mut observations);
+    for observation in &mut observations {
+        // From the merged record: a later update may have brought the output with the calls.
+        observation.tools =
+            crate::tools::extract(observation.input.as_deref(), observation.output.as_deref());
+    }
     legacy::insert_traces(ch, &traces).await?;
     legacy::insert_observations(ch, &observations).await?;
     let mut staged: Vec<ObservationRecord> = observations

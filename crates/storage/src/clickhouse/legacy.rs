@@ -142,7 +142,7 @@ observation_rows! {
     is_deleted: u8,
     usage_pricing_tier_id: Option<String>,
     usage_pricing_tier_name: Option<String>,
-    // Staging has no defaults for these; observations does. Tool extraction is not done yet.
+    // Staging has no defaults for these; observations does.
     tool_definitions: Vec<(String, String)>,
     tool_calls: Vec<String>,
     tool_call_names: Vec<String>,
@@ -192,9 +192,9 @@ impl From<&ObservationRecord> for ObservationRow {
             is_deleted: 0,
             usage_pricing_tier_id: None,
             usage_pricing_tier_name: None,
-            tool_definitions: Vec::new(),
-            tool_calls: Vec::new(),
-            tool_call_names: Vec::new(),
+            tool_definitions: o.tools.definitions.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            tool_calls: o.tools.calls.clone(),
+            tool_call_names: o.tools.call_names.clone(),
         }
     }
 }
@@ -236,6 +236,11 @@ impl From<ObservationRow> for ObservationRecord {
             created_at: r.created_at,
             updated_at: r.updated_at,
             event_ts: r.event_ts,
+            tools: domain::event::Tools {
+                definitions: r.tool_definitions.into_iter().collect(),
+                calls: r.tool_calls,
+                call_names: r.tool_call_names,
+            },
         }
     }
 }
