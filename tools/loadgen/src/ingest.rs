@@ -29,6 +29,8 @@ pub struct Options {
     seconds: u64,
     /// `s3` (the stack's SeaweedFS) or `local` (a directory), to see what blob storage costs.
     blob: String,
+    /// `--env KEY=VALUE` settings for both binaries, to measure a tuning.
+    settings: Vec<(String, String)>,
 }
 
 impl Options {
@@ -41,6 +43,7 @@ impl Options {
             rates: vec![200, 2_000],
             seconds: 5,
             blob: "s3".into(),
+            settings: Vec::new(),
         };
         while let Some(flag) = args.next() {
             let raw = args.next().context("a flag needs a value")?;
@@ -50,6 +53,11 @@ impl Options {
             }
             if flag == "--blob" {
                 options.blob = raw;
+                continue;
+            }
+            if flag == "--env" {
+                let (key, value) = raw.split_once('=').context("--env needs KEY=VALUE")?;
+                options.settings.push((key.to_owned(), value.to_owned()));
                 continue;
             }
             if flag == "--rate" {
@@ -96,6 +104,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     ] {
         env.insert(k.to_owned(), v.to_owned());
     }
+    env.extend(options.settings.iter().cloned());
     if options.blob == "local" {
         env.retain(|k, _| !k.starts_with("LANGFUSE_S3_EVENT_UPLOAD_"));
         let dir = std::env::temp_dir().join(format!("loupe-bench-blobs-{run_id}"));
@@ -153,6 +162,12 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
             println!(
                 "  end to end      {stored} spans stored in {seconds:.2} s = {:.0} spans/s",
                 stored as f64 / seconds
+            );
+            let per_span = |cpu: Option<f64>| cpu.unwrap_or(0.0) * 1e6 / total_spans as f64;
+            println!(
+                "  CPU per span    web {:.1} µs, worker {:.1} µs (the rest of the machine: the stores)",
+                per_span(web.cpu_seconds()),
+                per_span(worker.cpu_seconds())
             );
             break;
         }

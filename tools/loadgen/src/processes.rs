@@ -74,4 +74,15 @@ impl Running {
         let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
         Some(kb / 1024.0)
     }
+
+    /// CPU time used so far (user + system), in seconds.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let pid = self.child.id()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+        // Linux reports in USER_HZ, which is 100 on every platform it runs on.
+        Some(ticks / 100.0)
+    }
 }

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use base64::Engine as _;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
@@ -66,6 +68,15 @@ pub fn to_text(value: &Value) -> String {
     }
 }
 
+/// [`to_text`] for a value no longer needed: a string is moved, not copied (inputs and outputs
+/// are the largest strings of a span).
+pub fn into_text(value: Value) -> String {
+    match value {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
 /// A value that may carry JSON as text (the SDKs serialise objects into string attributes): the
 /// parsed JSON when the text parses, the value itself when it is already structured.
 pub fn parse_json_text(value: &Value) -> Option<Value> {
@@ -81,7 +92,9 @@ pub fn parse_json_text(value: &Value) -> Option<Value> {
 #[derive(Debug, Clone, Default)]
 pub struct Attributes {
     entries: Vec<(String, Value)>,
-    index: HashMap<String, usize>,
+    /// Every mapping rule looks keys up here, a hundred lookups a span: a fast hash pays (the
+    /// keys come from clients, but a span's attribute count is bounded by its size).
+    index: HashMap<String, usize, RandomState>,
 }
 
 impl Attributes {

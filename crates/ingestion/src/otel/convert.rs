@@ -10,7 +10,7 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use serde_json::{Map, Value};
 
-use super::attributes::{Attributes, to_text};
+use super::attributes::{Attributes, into_text, to_text};
 use super::io::{IoDomain, IoSource};
 use super::metadata::{Domain, Leaves, flatten_attributes, flatten_into, raw_attributes, user_metadata};
 use super::types::{TypeInputs, observation_type};
@@ -193,8 +193,8 @@ fn convert_span(
         TraceAttributes {
             name: trace_name.clone(),
             metadata: metadata.clone(),
-            input: trace_io.input.as_ref().map(to_text),
-            output: trace_io.output.as_ref().map(to_text),
+            input: trace_io.input.map(into_text),
+            output: trace_io.output.map(into_text),
             ..trace_fields(&attributes, &environment, &version, &release, start_time)
         }
     } else if has_trace_update {
@@ -209,8 +209,8 @@ fn convert_span(
         TraceAttributes { environment: environment.clone(), timestamp: start_time, ..Default::default() }
     };
 
-    let input = observation_io.input.as_ref().map(to_text).unwrap_or_default();
-    let output = observation_io.output.as_ref().map(to_text).unwrap_or_default();
+    let input = observation_io.input.map(into_text).unwrap_or_default();
+    let output = observation_io.output.map(into_text).unwrap_or_default();
     let tools = crate::tools::extract(Some(&input), Some(&output));
     let provided_usage_details = usage::provided_usage(&attributes, &scope.name);
     let provided_cost_details = usage::provided_cost(&attributes);
