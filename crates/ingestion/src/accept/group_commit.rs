@@ -76,15 +76,12 @@ async fn run(blobs: BlobStore, queue: IngestionQueue, mut receiver: mpsc::Receiv
 /// Stores the group's blobs, appends the entries of those that were stored, then answers each
 /// submission. A submission hears `Ok` only when its payload and its entry are both durable.
 async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submission>) {
-    let now = Utc::now();
+    let (now, started) = (Utc::now(), std::time::Instant::now());
     let blob_groups = by_blob(group);
-    tracing::debug!(
-        payloads = blob_groups.iter().map(Vec::len).sum::<usize>(),
-        blobs = blob_groups.len(),
-        "writing accepted payloads"
-    );
+    let (payloads, blob_count) = (blob_groups.iter().map(Vec::len).sum::<usize>(), blob_groups.len());
     let stored =
         futures::future::join_all(blob_groups.into_iter().map(|parts| store(blobs, parts, now))).await;
+    let stored_ms = started.elapsed().as_millis() as u64;
     let mut queued = Vec::new();
     for (parts, result) in stored {
         match result {
@@ -94,6 +91,13 @@ async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submi
     }
     let jobs: Vec<&IngestionJob> = queued.iter().map(|s| &s.job).collect();
     let result = queue.enqueue_all(&jobs).await.map_err(|e| e.to_string());
+    tracing::debug!(
+        payloads,
+        blobs = blob_count,
+        stored_ms,
+        queued_ms = started.elapsed().as_millis() as u64 - stored_ms,
+        "accepted payloads written"
+    );
     answer(queued, result);
 }
 
