@@ -134,6 +134,63 @@ async fn clickhouse_outage_keeps_acknowledging_and_drains_after() {
     assert_eq!(after_final, acknowledged);
 }
 
+#[tokio::test]
+async fn a_blob_storage_outage_refuses_instead_of_acknowledging() {
+    // Nothing is acknowledged that is not in blob storage: while S3 is unreachable web answers
+    // 503 to every export, concurrent ones sharing a failed blob write included; after it
+    // recovers, exactly the acknowledged spans are stored.
+    let mut stack = Stack::new().await;
+    fast_worker(&mut stack);
+    let proxy = Proxy::start(&test_support::stack_var("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT")).await;
+    let mut web_env = stack.env.clone();
+    web_env.insert("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT".into(), proxy.url());
+    let mut web = App::spawn("web", &web_env, free_port());
+    web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
+    let mut worker = App::spawn("worker", &stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+
+    let before = send(&web, 3, 0, 4).await;
+    assert_eq!(before, 4 * TRACES_PER_EXPORT * SPANS_PER_TRACE);
+    proxy.set_down(true);
+    let during: Vec<u64> = futures::future::join_all((0..8).map(|i| send(&web, 3, 100 + i * 10, 2))).await;
+    assert_eq!(during.iter().sum::<u64>(), 0, "acknowledged while blob storage was down: {during:?}");
+    let status = |first: u64| {
+        let url = format!("{}/api/public/otel/v1/traces", web.base_url);
+        async move {
+            http()
+                .post(url)
+                .header(
+                    "Authorization",
+                    format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}"))),
+                )
+                .header("Content-Type", "application/x-protobuf")
+                .body(test_support::otlp::export_bytes(3, first, 1, 1))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(status(900).await, 503);
+    proxy.set_down(false);
+    // A store that accepts connections and never answers: clients hear 503 within the write
+    // deadline instead of waiting out the S3 client's three minutes of retries.
+    proxy.set_hung(true);
+    let asked = Instant::now();
+    assert_eq!(status(901).await, 503, "acknowledged while blob storage hung");
+    assert!(
+        asked.elapsed() < Duration::from_secs(20),
+        "a hung blob store held a request {:?}",
+        asked.elapsed()
+    );
+    proxy.set_hung(false);
+    let after = send(&web, 3, 50, 4).await;
+    assert_eq!(after, 4 * TRACES_PER_EXPORT * SPANS_PER_TRACE, "acceptance did not recover");
+    let acknowledged = before + after;
+    let (distinct, after_final) = stored(&stack, acknowledged, Duration::from_secs(60)).await;
+    assert_eq!((distinct, after_final), (acknowledged, acknowledged), "{}", worker.log_tail());
+}
+
 /// A Redis of this test's own, so it can be killed without disturbing the others.
 struct OwnRedis {
     port: u16,

@@ -13,6 +13,7 @@
 //! exactly as before group commit existed.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -31,6 +32,10 @@ const WRITERS: usize = 4;
 const MAX_PARTS: usize = 64;
 /// Bytes per group, so one blob stays a modest object to write and to read back.
 const MAX_BYTES: usize = 16 << 20;
+/// The longest a blob write may take, retries included. The store's client retries for up to
+/// three minutes; a hung S3 would hold every request (and its body) that long. Past this the
+/// clients hear 503 and retry; a blob that lands later is an orphan, never an acknowledged loss.
+const WRITE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// One payload waiting to be written, and where to say how that went.
 pub(super) struct Submission {
@@ -148,8 +153,14 @@ async fn store(
     for part in &mut parts {
         part.job.blob_key.clone_from(&key);
     }
-    let result = blobs.store().put(&Path::from(key.as_str()), payload).await;
-    (parts, result.map(|_| ()).map_err(|e| format!("blob storage: {e}")))
+    let location = Path::from(key.as_str());
+    let write = blobs.store().put(&location, payload);
+    let result = match tokio::time::timeout(WRITE_DEADLINE, write).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(format!("blob storage: {e}")),
+        Err(_) => Err(format!("blob storage: no answer within {WRITE_DEADLINE:?}")),
+    };
+    (parts, result)
 }
 
 #[cfg(test)]
