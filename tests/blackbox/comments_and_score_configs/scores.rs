@@ -185,3 +185,29 @@ async fn refused_scores_are_never_stored_and_fitting_ones_are_stored_as_their_co
         (&json!("NUMERIC"), Some(3.0), &json!("quality"))
     );
 }
+
+#[tokio::test]
+async fn a_deleted_score_is_gone_from_every_read() {
+    let api = Api::start(&[
+        ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy"),
+        ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
+    ])
+    .await;
+    let _worker = api.worker().await;
+    for id in ["doomed", "kept"] {
+        let body = json!({"id": id, "traceId": "trace-1", "name": "quality", "value": 0.5});
+        api.expect(200, Method::POST, "/api/public/scores", Some(&body)).await;
+    }
+    api.until("/api/public/v2/scores?limit=100", |body| body["meta"]["totalItems"].as_u64() >= Some(2)).await;
+
+    let deleted = api.expect(200, Method::DELETE, "/api/public/scores/doomed", None).await;
+    assert_eq!(deleted["message"], "Score deletion queued successfully", "{deleted}");
+    api.expect(404, Method::GET, "/api/public/scores/doomed", None).await;
+    api.expect(404, Method::GET, "/api/public/v2/scores/doomed", None).await;
+    let listed = api.expect(200, Method::GET, "/api/public/v2/scores?limit=100", None).await;
+    let ids: Vec<&str> = listed["data"].as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!((ids, &listed["meta"]["totalItems"]), (vec!["kept"], &json!(1)), "{listed}");
+    let again = api.expect(404, Method::DELETE, "/api/public/scores/doomed", None).await;
+    assert!(again["message"].as_str().unwrap().contains("doomed"), "{again}");
+    api.expect(404, Method::DELETE, "/api/public/scores/never-written", None).await;
+}

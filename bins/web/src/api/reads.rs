@@ -32,7 +32,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/public/sessions", get(sessions))
         .route("/api/public/sessions/{id}", get(session))
         .route("/api/public/scores", get(scores_v1))
-        .route("/api/public/scores/{id}", get(score_v1))
+        .route("/api/public/scores/{id}", get(score_v1).delete(delete_score))
         .route("/api/public/v2/scores", get(scores_v2))
         .route("/api/public/v2/scores/{id}", get(score_v2))
         .route("/api/public/metrics", get(metrics_v1))
@@ -205,6 +205,15 @@ async fn score_v1(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<Stri
     let r = Read::legacy(s, a, None)?;
     let version = reads::scores::legacy::Version::V1;
     Ok(Json(reads::scores::legacy::get(r.clickhouse(), &r.project, &id, version).await?))
+}
+
+/// Scores are deleted in every write mode: they live in `scores` whichever model traces use.
+async fn delete_score(State(s): State<AppState>, a: ProjectAuth, Path(id): Path<String>) -> Reply {
+    let now = chrono::Utc::now().timestamp_millis();
+    if !storage::clickhouse::legacy::delete_score(&s.stores.clickhouse, &a.project.id, &id, now).await? {
+        return Err(ApiError::not_found(format!("Score {id} not found within authorized project")));
+    }
+    Ok(Json(serde_json::json!({"message": "Score deletion queued successfully"})))
 }
 
 async fn scores_v2(State(s): State<AppState>, a: ProjectAuth, RawQuery(q): RawQuery) -> Reply {

@@ -355,6 +355,37 @@ pub async fn insert_scores(ch: &ClickHouse, scores: &[ScoreRecord]) -> Result<()
     Ok(())
 }
 
+/// Deletes a score as the replacing merge understands it: a copy of its newest version with
+/// `is_deleted = 1` and a newer version. `false` when the project has no such live score.
+pub async fn delete_score(ch: &ClickHouse, project_id: &str, id: &str, now_millis: i64) -> Result<bool> {
+    let live: u64 = ch
+        .client()
+        .query(
+            "SELECT count() FROM (SELECT is_deleted FROM scores WHERE project_id = ? AND id = ? \
+             ORDER BY event_ts DESC LIMIT 1) WHERE is_deleted = 0",
+        )
+        .bind(project_id)
+        .bind(id)
+        .fetch_one()
+        .await?;
+    if live == 0 {
+        return Ok(false);
+    }
+    ch.client()
+        .query(
+            "INSERT INTO scores SELECT * REPLACE (1 AS is_deleted, fromUnixTimestamp64Milli(?) AS event_ts, \
+             fromUnixTimestamp64Milli(?) AS updated_at) FROM scores WHERE project_id = ? AND id = ? \
+             ORDER BY event_ts DESC LIMIT 1",
+        )
+        .bind(now_millis)
+        .bind(now_millis)
+        .bind(project_id)
+        .bind(id)
+        .execute()
+        .await?;
+    Ok(true)
+}
+
 /// The newest stored version of each trace, for merging updates onto.
 pub async fn existing_traces(ch: &ClickHouse, project_id: &str, ids: &[String]) -> Result<Vec<TraceRecord>> {
     if ids.is_empty() {
