@@ -108,12 +108,6 @@ impl IngestionQueue {
         }
     }
 
-    pub async fn enqueue(&self, job: &IngestionJob) -> Result<String> {
-        let payload = encode(job)?;
-        let mut connection = self.connection().await?;
-        connection.xadd(&self.stream, "*", &[(JOB_FIELD, payload)]).await.map_err(unavailable)
-    }
-
     /// Appends several entries, in order, in one round trip. On an error some may have been
     /// appended: callers treat them all as not accepted, and a client's retry only writes rows
     /// that collapse with the first ones.

@@ -1,5 +1,6 @@
 //! The read APIs: thin handlers over the `reads` crate. The v4 reads answer when the preview
-//! opt-in is on; the legacy reads while the v3 tables are written (404 in `events_only`).
+//! opt-in is on; the legacy reads while the v3 tables are written (404 in `events_only`). Score
+//! deletion lives here too, as the second method of the score read's path.
 
 use axum::Json;
 use axum::Router;

@@ -12,41 +12,47 @@ use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
 use storage::blob::BlobStore;
-use storage::queue::{BlobPart, Delivery};
+use storage::queue::{BlobPart, Delivery, IngestionJob};
 
 use super::ProcessError;
 
-/// The payload of each delivery, in the deliveries' order; a delivery whose job did not decode
-/// gets that as a permanent error.
+/// Each delivery's job with its payload, in the deliveries' order; a delivery whose job did not
+/// decode gets that as a permanent error.
 pub async fn payloads(
     blobs: &BlobStore,
     deliveries: &[Delivery],
     concurrency: usize,
-) -> Vec<Result<Bytes, ProcessError>> {
+) -> Vec<Result<(IngestionJob, Bytes), ProcessError>> {
     let mut wanted: HashMap<String, Vec<(usize, Option<BlobPart>)>> = HashMap::new();
-    let mut payloads: Vec<Result<Bytes, ProcessError>> = Vec::with_capacity(deliveries.len());
     for (index, delivery) in deliveries.iter().enumerate() {
-        match &delivery.job {
-            Ok(job) => {
-                wanted.entry(job.blob_key.clone()).or_default().push((index, job.part));
-                payloads.push(Err(ProcessError::Transient("not read yet".to_owned())));
-            }
-            Err(reason) => payloads.push(Err(ProcessError::Permanent(reason.clone()))),
+        if let Ok(job) = &delivery.job {
+            wanted.entry(job.blob_key.clone()).or_default().push((index, job.part));
         }
     }
-    let read: Vec<_> = futures::stream::iter(wanted)
+    let mut read: HashMap<usize, Result<Bytes, ProcessError>> = futures::stream::iter(wanted)
         .map(|(key, parts)| async move {
             let ranges: Vec<Option<BlobPart>> = parts.iter().map(|(_, part)| *part).collect();
             let results = read_parts(blobs, &key, &ranges).await;
             parts.into_iter().map(|(index, _)| index).zip(results).collect::<Vec<_>>()
         })
         .buffer_unordered(concurrency)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    deliveries
+        .iter()
+        .enumerate()
+        .map(|(index, delivery)| {
+            let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
+            // Every decoded job's blob was asked for above; a miss would be a bug here, retried.
+            let payload = read
+                .remove(&index)
+                .unwrap_or_else(|| Err(ProcessError::Transient(format!("{} was not read", job.blob_key))))?;
+            Ok((job, payload))
+        })
         .collect()
-        .await;
-    for (index, result) in read.into_iter().flatten() {
-        payloads[index] = result;
-    }
-    payloads
 }
 
 /// Reads the given parts of one blob with one request: the whole blob when some entry wants all

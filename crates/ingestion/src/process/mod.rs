@@ -146,10 +146,9 @@ impl Processor {
             .map(|(delivery, payload)| {
                 let migration = self.migration.clone();
                 async move {
-                    let result = match (delivery.job.clone(), payload) {
-                        (Ok(job), Ok(payload)) => convert(job, payload, migration).await,
-                        (_, Err(error)) => Err(error),
-                        (Err(reason), Ok(_)) => Err(ProcessError::Permanent(reason)),
+                    let result = match payload {
+                        Ok((job, payload)) => convert(job, payload, migration).await,
+                        Err(error) => Err(error),
                     };
                     (delivery, result)
                 }
