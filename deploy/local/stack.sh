@@ -190,8 +190,22 @@ start_ch() {
   echo $! >"$CH_DIR/chfront.pid"
 }
 
+# SeaweedFS marks every volume read-only below 1% free disk and sizes its volume count from the free space
+# at start (128 MB each): on a nearly full disk every upload fails with a 500 that names nothing. Say so
+# here instead, with what to free.
+check_disk_for_s3() {
+  local total free need
+  read -r total free < <(df -PB1 "$S3_DIR/data" | awk 'NR == 2 { print $2, $4 }')
+  need=$(( total / 100 + 1024 * 1024 * 1024 ))
+  (( free >= need )) && return
+  die "only $(( free >> 20 )) MiB free on the disk of $S3_DIR; SeaweedFS needs 1% of the disk plus 1 GiB" \
+    "($(( need >> 20 )) MiB) to accept uploads. Free some space (benchmark blobs in $LOCAL/dev/s3/data, old" \
+    "build directories) and run '${0##*/} up $PROFILE' again."
+}
+
 start_s3() {
   mkdir -p "$S3_DIR/data" "$S3_DIR/logs"
+  check_disk_for_s3
   cat >"$S3_DIR/s3.json" <<'EOF'
 {"identities":[{"name":"loupe","credentials":[{"accessKey":"loupe","secretKey":"loupe-secret"}],"actions":["Admin","Read","Write","List","Tagging"]}]}
 EOF

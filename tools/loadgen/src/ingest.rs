@@ -6,6 +6,7 @@
 //! latency from when each request was sent and from when it was due, so a server that cannot keep
 //! up shows it (measuring from the send alone hides the requests that queued in the client).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,7 @@ use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use futures::StreamExt;
 
+use crate::leftovers;
 use crate::processes::{Running, free_port, stack_env};
 
 pub struct Options {
@@ -109,17 +111,31 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         env.retain(|k, _| !k.starts_with("LANGFUSE_S3_EVENT_UPLOAD_"));
         let dir = std::env::temp_dir().join(format!("loupe-bench-blobs-{run_id}"));
         env.insert("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR".into(), dir.display().to_string());
+    } else {
+        // A prefix of its own, so that the run's blobs (gigabytes) can be deleted when it ends.
+        env.insert("LANGFUSE_S3_EVENT_UPLOAD_PREFIX".into(), format!("{database}/"));
     }
+    let outcome = measure(&options, &env, &database, run_id).await;
+    leftovers::remove(&env, &database).await;
+    outcome
+}
+
+async fn measure(
+    options: &Options,
+    env: &BTreeMap<String, String>,
+    database: &str,
+    run_id: u64,
+) -> anyhow::Result<()> {
     let bin = &options.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     let mut web =
-        Running::start(&bin.join("web"), &env, free_port()?, logs.join("loupe-bench-web.log")).await?;
+        Running::start(&bin.join("web"), env, free_port()?, logs.join("loupe-bench-web.log")).await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
     let mut worker =
-        Running::start(&bin.join("worker"), &env, free_port()?, logs.join("loupe-bench-worker.log")).await?;
+        Running::start(&bin.join("worker"), env, free_port()?, logs.join("loupe-bench-worker.log")).await?;
     worker.wait_healthy(&client, "/api/health").await.context("worker")?;
-    let clickhouse = clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(&database);
+    let clickhouse = clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(database);
 
     let traces_per_request = (options.spans / SPANS_PER_TRACE).max(1);
     let spans_per_request = traces_per_request * SPANS_PER_TRACE;
@@ -207,13 +223,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         web.peak_rss_mb().unwrap_or(0.0),
         worker.peak_rss_mb().unwrap_or(0.0)
     );
-    web.child.start_kill()?;
-    worker.child.start_kill()?;
-    let _ = clickhouse::Client::default()
-        .with_url(&env["CLICKHOUSE_URL"])
-        .query(&format!("DROP DATABASE IF EXISTS {database}"))
-        .execute()
-        .await;
+    // Stopped before the leftovers go, so that nothing writes behind the cleanup.
+    web.child.kill().await?;
+    worker.child.kill().await?;
     Ok(())
 }
 

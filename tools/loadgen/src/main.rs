@@ -3,6 +3,7 @@
 //! printed, never asserted: speed targets live here, not in the test suite.
 
 mod ingest;
+mod leftovers;
 mod processes;
 mod prompts;
 
