@@ -24,4 +24,5 @@ mod py2_sdk;
 mod reads;
 mod reads_scores;
 mod real_clients;
+mod trace_deletion;
 mod write_modes;

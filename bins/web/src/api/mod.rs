@@ -15,6 +15,7 @@ mod projects;
 mod prompts;
 mod reads;
 mod score_configs;
+mod trace_deletion;
 
 use axum::Router;
 use axum::http::Uri;
@@ -37,6 +38,7 @@ pub fn routes() -> Router<AppState> {
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(trace_deletion::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
 }

@@ -1,5 +1,6 @@
 //! ClickHouse over its HTTP interface, through the `clickhouse` crate.
 
+mod deletion;
 mod events;
 pub mod legacy;
 mod migrations;
@@ -14,6 +15,7 @@ use domain::config::ClickHouseSettings;
 
 use crate::Result;
 
+pub use deletion::delete_traces;
 pub use events::{EventRow, insert_events};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
 

@@ -1,0 +1,42 @@
+//! Deleting traces: every row that belongs to them, in both data models.
+//!
+//! Lightweight `DELETE` rather than `is_deleted` copies: a deletion is usually asked for because the
+//! data must go (personal data, a leaked secret), and a deleted row is masked from every read at
+//! once and removed from disk by the next merge of its part, whether or not the read uses FINAL.
+//! `events_core` is filled by a materialized view from `events_full`, which does not carry
+//! deletions, so it is deleted from on its own; the staging table too, or a partition waiting for
+//! propagation would bring the trace back.
+
+use crate::Result;
+
+use super::ClickHouse;
+
+/// Each table and the column that names a row's trace.
+const TRACE_TABLES: &[(&str, &str)] = &[
+    ("observations_batch_staging", "trace_id"),
+    ("events_full", "trace_id"),
+    ("events_core", "trace_id"),
+    ("observations", "trace_id"),
+    ("scores", "trace_id"),
+    ("traces", "id"),
+];
+
+/// Deletes the traces with these ids from every table of the project, and waits until the engine
+/// has applied it: once this returns, no read returns them. Deleting an unknown id is not an error,
+/// so a retry after a failure part way is safe.
+pub async fn delete_traces(ch: &ClickHouse, project_id: &str, trace_ids: &[String]) -> Result<()> {
+    if trace_ids.is_empty() {
+        return Ok(());
+    }
+    for (table, column) in TRACE_TABLES {
+        // lightweight_deletes_sync = 2: the statement returns when every replica has applied it.
+        ch.client()
+            .query(&format!("DELETE FROM {table} WHERE project_id = ? AND {column} IN ?"))
+            .bind(project_id)
+            .bind(trace_ids)
+            .with_setting("lightweight_deletes_sync", "2")
+            .execute()
+            .await?;
+    }
+    Ok(())
+}
