@@ -488,4 +488,6 @@ async fn python_sdk_reads_back_what_it_sent() {
         read["metrics"].as_array().unwrap().iter().find(|r| r["name"] == "read-generation").unwrap();
     assert_eq!(generation_row["count_count"], 1);
     assert!((generation_row["sum_totalCost"].as_f64().unwrap() - 0.003).abs() < 1e-9, "{generation_row}");
+    assert_eq!(read["deleted"], json!(["Trace deleted successfully", "Traces deleted successfully"]));
+    assert_eq!(read["after_delete"], json!([0, 0]), "observations and scores left after the deletion");
 }

@@ -1,6 +1,7 @@
 """Read-after-write with the real Langfuse Python SDK: ingest a trace, a generation and a score,
 then read them back through the SDK's own API resources (v2 observations, v3 scores, v2 metrics),
-which parse the responses with their strict pydantic models. Prints what it read as JSON.
+which parse the responses with their strict pydantic models; then deletes the trace through the
+SDK and reads again. Prints what it read as JSON.
 
 Usage: python read_back.py  (reads LOUPE_URL, LOUPE_PUBLIC_KEY, LOUPE_SECRET_KEY)
 """
@@ -67,6 +68,11 @@ query = {
     "toTimestamp": (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=5)).isoformat(),
 }
 metrics = langfuse.api.metrics.metrics(query=json.dumps(query))
+# Deleting through the SDK's own resource: the answer parses, and the trace is gone at once.
+deleted = langfuse.api.trace.delete(trace_id)
+deleted_many = langfuse.api.trace.delete_multiple(trace_ids=[trace_id, "never-written"])
+after_delete = langfuse.api.observations.get_many(trace_id=trace_id)
+scores_after_delete = langfuse.api.scores.get_many(trace_id=trace_id)
 langfuse.shutdown()
 
 generation = next(o for o in observations.data if o.name == "read-generation")
@@ -82,6 +88,8 @@ print(
             "generation_tags": generation.tags,
             "score": {"name": scores.data[0].name, "value": scores.data[0].value, "kind": scores.data[0].subject.kind},
             "metrics": sorted(metrics.data, key=lambda row: row["name"]),
+            "deleted": [deleted.message, deleted_many.message],
+            "after_delete": [len(after_delete.data), len(scores_after_delete.data)],
         },
         default=str,
     )
