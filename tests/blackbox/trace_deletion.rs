@@ -106,6 +106,79 @@ async fn deleted_traces_are_gone_from_both_data_models_and_the_rest_stays() {
     api.expect(200, Method::DELETE, &format!("/api/public/traces/{}", direct[0]), None).await;
 }
 
+/// The hex id `test_support::otlp` gives trace `t` of run `run`.
+fn otlp_trace_id(run: u64, t: u64) -> String {
+    format!("{:016x}{:016x}", run | 1 << 63, t + 1)
+}
+
+async fn export(api: &Api, run: u64, first: u64, traces: u64) {
+    let response = http()
+        .post(format!("{}/api/public/otel/v1/traces", api.web.base_url))
+        .header("Authorization", &api.key)
+        .header("Content-Type", "application/x-protobuf")
+        .body(test_support::otlp::export_bytes(run, first, traces, 3))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+/// Spans acknowledged before a deletion but still queued must not bring the trace back; spans of
+/// the same trace sent after the deletion are new data and are stored.
+#[tokio::test]
+async fn spans_queued_before_a_deletion_stay_deleted_and_later_ones_are_kept() {
+    let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
+    // No worker yet: everything below waits in the queue.
+    export(&api, 9, 0, 3).await;
+    let doomed = otlp_trace_id(9, 0);
+    api.expect(200, Method::DELETE, &format!("/api/public/traces/{doomed}"), None).await;
+    let between = chrono::Utc::now().timestamp_micros();
+    // A new span of the same trace, after its deletion (new span id: the engine's replacing merge
+    // would otherwise hide the earlier versions whether they were dropped or not).
+    let later = json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{
+        "scope": {"name": "blackbox"},
+        "spans": [{"traceId": doomed, "spanId": "00000000000000aa", "name": "after-the-deletion",
+                   "startTimeUnixNano": "1763700000000000000", "endTimeUnixNano": "1763700001000000000"}]}]}]});
+    let (status, body) = api.send(Method::POST, "/api/public/otel/v1/traces", Some(&later)).await;
+    assert_eq!(status, 200, "{body}");
+
+    let worker = api.worker().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let health: Value =
+            http().get(format!("{}/api/health", worker.base_url)).send().await.unwrap().json().await.unwrap();
+        if health["ingestionBacklog"] == 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "backlog never drained: {health}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let count = |sql: String| {
+        let client = api.stack.ch.client();
+        async move { client.query(&sql).fetch_one::<u64>().await.unwrap() }
+    };
+    let rows = |cmp: &str| {
+        format!(
+            "SELECT count() FROM events_full WHERE trace_id = '{doomed}' \
+             AND toUnixTimestamp64Micro(event_ts) {cmp} {between}"
+        )
+    };
+    assert_eq!(count(rows("<")).await, 0, "spans acknowledged before the deletion were stored");
+    assert_eq!(count(rows(">")).await, 1, "the span sent after the deletion was not stored");
+    let names: Vec<String> = api
+        .stack
+        .ch
+        .client()
+        .query("SELECT name FROM events_full WHERE trace_id = ?")
+        .bind(&doomed)
+        .fetch_all()
+        .await
+        .unwrap();
+    assert_eq!(names, ["after-the-deletion"]);
+    let others = format!("SELECT count() FROM events_full WHERE trace_id != '{doomed}'");
+    assert_eq!(count(others).await, 6, "the other two traces of the first export");
+}
+
 #[tokio::test]
 async fn a_bad_deletion_request_says_what_is_wrong() {
     let api = Api::start(&[]).await;

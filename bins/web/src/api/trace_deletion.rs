@@ -1,8 +1,9 @@
 //! `DELETE /api/public/traces/{traceId}` and `DELETE /api/public/traces` (`{"traceIds": [...]}`).
 //!
 //! The deletion is done before the answer, not queued: a 200 means no read returns the traces any
-//! more, and a failure is a 503 the client retries (deleting is idempotent). Spans of a trace that
-//! are still in the ingestion queue when it is deleted are stored after it, as new data.
+//! more, and a failure is a 503 the client retries (deleting is idempotent). Spans acknowledged
+//! before the deletion but still in the ingestion queue are dropped by the worker (its
+//! `process::deleted`); spans accepted after it are new data and are stored.
 
 use axum::extract::{Path, State};
 use axum::routing::delete;
@@ -58,6 +59,10 @@ async fn delete_many(
 }
 
 async fn delete_now(state: &AppState, auth: &ProjectAuth, trace_ids: &[String]) -> Result<(), ApiError> {
+    // First the mark, so that a payload acknowledged before this moment and still queued is
+    // dropped by the worker instead of bringing the trace back after the DELETE below.
+    let now = chrono::Utc::now().timestamp_micros();
+    state.stores.ingestion_queue().mark_deleted(&auth.project.id, trace_ids, now).await?;
     storage::clickhouse::delete_traces(&state.stores.clickhouse, &auth.project.id, trace_ids).await?;
     tracing::info!(project = %auth.project.id, traces = trace_ids.len(), "traces deleted");
     Ok(())

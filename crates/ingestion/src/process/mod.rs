@@ -7,6 +7,7 @@
 //! merge keeps exactly one.
 
 mod batch;
+mod deleted;
 mod enrich;
 mod experiments;
 mod fetch;
@@ -156,6 +157,7 @@ impl Processor {
             .buffer_unordered(PREPARE_CONCURRENCY)
             .collect()
             .await;
+        let results = self.without_deleted_traces(results).await;
         for (delivery, result) in results {
             match result {
                 Ok((job, prepared)) => batch.add(delivery.id, &job, prepared),
@@ -171,6 +173,37 @@ impl Processor {
                 }
             }
         }
+    }
+
+    /// Drops the rows of traces deleted after their payload was accepted (see `deleted`). If the
+    /// queue cannot say, the payloads are retried later rather than risk storing deleted traces.
+    async fn without_deleted_traces(
+        &self,
+        mut results: Vec<(Delivery, Converted)>,
+    ) -> Vec<(Delivery, Converted)> {
+        let asked =
+            deleted::traces_written(results.iter().filter_map(|(_, r)| r.as_ref().ok().map(|(_, p)| p)));
+        let deletions = match self.queue.deleted_since(&asked).await {
+            Ok(deletions) => deletions,
+            Err(error) => {
+                let reason = format!("cannot read trace deletions: {error}");
+                for (_, result) in &mut results {
+                    if result.is_ok() {
+                        *result = Err(ProcessError::Transient(reason.clone()));
+                    }
+                }
+                return results;
+            }
+        };
+        for (delivery, result) in &mut results {
+            if let Ok((job, prepared)) = result {
+                let dropped = deleted::drop_deleted(job, prepared, &deletions);
+                if dropped > 0 {
+                    tracing::info!(entry = %delivery.id, rows = dropped, "rows of deleted traces dropped");
+                }
+            }
+        }
+        results
     }
 
     async fn write(&self, batch: &Batch, enrichment: &Enrichment) -> storage::Result<()> {
@@ -253,6 +286,8 @@ impl Processor {
         batch.clear();
     }
 }
+
+type Converted = Result<(IngestionJob, Prepared), ProcessError>;
 
 /// Turns one payload into rows, off the async threads (decoding a large export is CPU work).
 async fn convert(
