@@ -179,7 +179,7 @@ async fn one_projects_comments_and_score_configs_are_invisible_to_another() {
     assert_eq!(status, 400, "{answer}");
     let score = json!({"traceId": "t-1", "name": "private", "value": 1, "configId": config});
     let (status, answer) = api.send_as(&other, Method::POST, "/api/public/scores", Some(&score)).await;
-    assert_eq!(status, 400, "{answer}");
+    assert_eq!(status, 404, "{answer}");
     assert!(
         answer["message"].as_str().unwrap().contains("does not match a score config of this project"),
         "{answer}"

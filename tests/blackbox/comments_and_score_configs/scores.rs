@@ -1,5 +1,5 @@
 //! Scores checked against their configs at ingestion: `POST /scores` refuses the request, a batch
-//! answers each unfit event with its own 400 entry, and (with a worker) refused scores are never
+//! answers each unfit event with its own 400 entry (404 for a config the project does not have), and (with a worker) refused scores are never
 //! stored while fitting ones are stored as their config says.
 
 use std::time::{Duration, Instant};
@@ -75,10 +75,6 @@ async fn scores_are_refused_unless_they_fit_their_config() {
         (score("s-bool2", &correct, json!(2)), "the value must be 0 or 1"),
         (score("s-old", &retired, json!(1)), "is archived"),
         (
-            score("s-none", "no-such-config", json!(1)),
-            "configId `no-such-config` does not match a score config",
-        ),
-        (
             json!({"id": "s-typed2", "traceId": "trace-1", "name": "x", "value": "good", "dataType": "CATEGORICAL", "configId": quality}),
             "Data type mismatch based on score config 'quality': expected NUMERIC, got CATEGORICAL",
         ),
@@ -94,10 +90,16 @@ async fn scores_are_refused_unless_they_fit_their_config() {
     }
     let mixed = json!([fitting[0], unfit[0].0]);
     refused(&api, Method::POST, "/api/public/scores", Some(mixed), "Score s-high: Value 11 is above").await;
+    // A config the project does not have is a 404, as upstream answers.
+    let unknown = score("s-none", "no-such-config", json!(1));
+    let answer = api.expect(404, Method::POST, "/api/public/scores", Some(&unknown)).await;
+    let says = "configId `no-such-config` does not match a score config";
+    assert!(answer["message"].as_str().unwrap().contains(says), "{answer}");
 
     // The batch: each unfit score is its own 400 entry; the rest, the SDK log included, is accepted.
     let mut scores: Vec<Value> = fitting.to_vec();
     scores.extend(unfit.iter().map(|(body, _)| body.clone()));
+    scores.push(unknown);
     let answer = api.expect(207, Method::POST, "/api/public/ingestion", Some(&batch(&scores))).await;
     let mut accepted: Vec<&str> =
         answer["successes"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
@@ -108,7 +110,10 @@ async fn scores_are_refused_unless_they_fit_their_config() {
     expected.sort_unstable();
     assert_eq!(accepted, expected, "{answer}");
     let errors = answer["errors"].as_array().unwrap();
-    assert_eq!(errors.len(), unfit.len(), "{answer}");
+    assert_eq!(errors.len(), unfit.len() + 1, "{answer}");
+    let entry = errors.iter().find(|e| e["id"] == "ev-s-none").unwrap_or_else(|| panic!("{answer}"));
+    assert_eq!(entry["status"], 404, "{entry}");
+    assert!(entry["error"].as_str().unwrap().contains(says), "{entry}");
     for (body, rule) in &unfit {
         let id = format!("ev-{}", body["id"].as_str().unwrap());
         let entry = errors

@@ -19,7 +19,7 @@ use ingestion::accept::Sender;
 use ingestion::batch::{
     BatchContext, BatchError, EventResult, ParsedBatch, SingleKind, parse_batch, parse_scores, parse_single,
 };
-use resources::score_configs::ScoreConfigs;
+use resources::score_configs::{Misfit, ScoreConfigs};
 
 use crate::app::AppState;
 use crate::auth::{ProjectAuth, authenticate_project_or_scores};
@@ -229,7 +229,11 @@ async fn fit_batch_scores(
     events.retain_mut(|event| {
         let id = event.get("id").and_then(Value::as_str).unwrap_or("unknown").to_owned();
         match score_body_mut(event).map(|score| configs.fit(score)) {
-            Some(Err(rule)) => {
+            Some(Err(Misfit::UnknownConfig(message))) => {
+                refused.push(EventResult::not_found(id, message));
+                false
+            }
+            Some(Err(Misfit::BrokenRule(rule))) => {
                 refused.push(EventResult::invalid(id, rule));
                 false
             }
@@ -287,9 +291,17 @@ async fn fit_scores(
         ScoreConfigs::lookup(pool, &sender.project_id, items.iter().filter_map(Value::as_object)).await?;
     for (item, id) in items.iter_mut().zip(ids) {
         if let Some(score) = item.as_object_mut()
-            && let Err(rule) = configs.fit(score)
+            && let Err(misfit) = configs.fit(score)
         {
-            return Err(ApiError::bad_request(if is_array { format!("Score {id}: {rule}") } else { rule }));
+            let message = if is_array {
+                format!("Score {id}: {}", misfit.message())
+            } else {
+                misfit.message().to_owned()
+            };
+            return Err(match misfit {
+                Misfit::UnknownConfig(_) => ApiError::not_found(message),
+                Misfit::BrokenRule(_) => ApiError::bad_request(message),
+            });
         }
     }
     let bytes = serde_json::to_vec(items).map_err(|e| ApiError::internal(e.to_string()))?;

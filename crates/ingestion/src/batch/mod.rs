@@ -81,6 +81,10 @@ impl EventResult {
         Self { id, status: 400, message: Some("Invalid request data".to_owned()), error: Some(error) }
     }
 
+    pub fn not_found(id: String, error: String) -> Self {
+        Self { id, status: 404, message: Some("Resource not found".to_owned()), error: Some(error) }
+    }
+
     pub fn scope_denied(id: String) -> Self {
         Self {
             id,

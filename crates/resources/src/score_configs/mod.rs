@@ -214,13 +214,28 @@ impl ScoreConfigs {
     /// Checks a score body against the config its `configId` names and rewrites it as it is to be
     /// stored (see [`check::fit`]); a body without a `configId` is left alone. The error says which
     /// rule the score broke.
-    pub fn fit(&self, score: &mut Map<String, Value>) -> Result<(), String> {
+    pub fn fit(&self, score: &mut Map<String, Value>) -> Result<(), Misfit> {
         let Some(id) = config_id(score) else { return Ok(()) };
-        let config = self
-            .by_id
-            .get(id)
-            .ok_or_else(|| format!("configId `{id}` does not match a score config of this project"))?;
-        check::fit(config, score)
+        let config = self.by_id.get(id).ok_or_else(|| {
+            Misfit::UnknownConfig(format!("configId `{id}` does not match a score config of this project"))
+        })?;
+        check::fit(config, score).map_err(Misfit::BrokenRule)
+    }
+}
+
+/// Why a score was refused: a config the project does not have (a 404, as upstream answers), or a
+/// rule of its config that the score breaks (a 400).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misfit {
+    UnknownConfig(String),
+    BrokenRule(String),
+}
+
+impl Misfit {
+    pub fn message(&self) -> &str {
+        match self {
+            Misfit::UnknownConfig(message) | Misfit::BrokenRule(message) => message,
+        }
     }
 }
 
