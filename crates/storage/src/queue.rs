@@ -6,7 +6,7 @@
 //! had read stay pending and are claimed by another consumer once idle (`XAUTOCLAIM`). The stream
 //! length is therefore the backlog, which is what back-pressure watches.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use deadpool_redis::Pool;
@@ -17,6 +17,8 @@ use deadpool_redis::redis::{self, AsyncCommands, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, ErrorKind, Result};
+
+mod deletions;
 
 /// What web accepted: enough to find, decode and attribute the payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -205,73 +207,6 @@ impl IngestionQueue {
             .query_async::<()>(&mut connection)
             .await
             .map_err(unavailable)
-    }
-}
-
-/// How long a trace deletion is remembered for the entries accepted before it. Longer than any
-/// backlog is expected to last (a ClickHouse outage of days would need more).
-const DELETION_MEMORY: Duration = Duration::from_secs(7 * 24 * 3600);
-
-impl IngestionQueue {
-    fn deletions_key(&self, project_id: &str) -> String {
-        format!("{}:deleted-traces:{project_id}", self.stream)
-    }
-
-    /// Records that these traces were deleted at `at_micros`, so that entries accepted before then
-    /// but still queued do not bring them back (see [`IngestionQueue::deleted_since`]).
-    pub async fn mark_deleted(&self, project_id: &str, trace_ids: &[String], at_micros: i64) -> Result<()> {
-        let key = self.deletions_key(project_id);
-        let fields: Vec<(&str, i64)> = trace_ids.iter().map(|id| (id.as_str(), at_micros)).collect();
-        let mut connection = self.connection().await?;
-        redis::pipe()
-            .hset_multiple(&key, &fields)
-            .ignore()
-            .expire(&key, DELETION_MEMORY.as_secs() as i64)
-            .ignore()
-            .query_async::<()>(&mut connection)
-            .await
-            .map_err(unavailable)
-    }
-
-    /// When each of these (project, trace) pairs was last deleted, for those that were. One round
-    /// trip when no project has deletions (the usual case), two otherwise.
-    pub async fn deleted_since(
-        &self,
-        traces: &BTreeMap<&str, BTreeSet<&str>>,
-    ) -> Result<HashMap<(String, String), i64>> {
-        let mut found = HashMap::new();
-        if traces.is_empty() {
-            return Ok(found);
-        }
-        let mut connection = self.connection().await?;
-        let mut exists = redis::pipe();
-        for project in traces.keys() {
-            exists.exists(self.deletions_key(project));
-        }
-        let present: Vec<bool> = exists.query_async(&mut connection).await.map_err(unavailable)?;
-        let with_deletions: Vec<(&str, Vec<&str>)> = traces
-            .iter()
-            .zip(present)
-            .filter(|(_, present)| *present)
-            .map(|((project, ids), _)| (*project, ids.iter().copied().collect()))
-            .collect();
-        if with_deletions.is_empty() {
-            return Ok(found);
-        }
-        let mut lookup = redis::pipe();
-        for (project, ids) in &with_deletions {
-            // HMGET explicitly: `hget` sends HGET for one field, whose reply is not a list.
-            lookup.cmd("HMGET").arg(self.deletions_key(project)).arg(ids);
-        }
-        let times: Vec<Vec<Option<i64>>> = lookup.query_async(&mut connection).await.map_err(unavailable)?;
-        for ((project, ids), times) in with_deletions.iter().zip(times) {
-            for (id, time) in ids.iter().zip(times) {
-                if let Some(time) = time {
-                    found.insert(((*project).to_owned(), (*id).to_owned()), time);
-                }
-            }
-        }
-        Ok(found)
     }
 }
 

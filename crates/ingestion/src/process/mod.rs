@@ -181,9 +181,11 @@ impl Processor {
         &self,
         mut results: Vec<(Delivery, Converted)>,
     ) -> Vec<(Delivery, Converted)> {
-        let asked =
-            deleted::traces_written(results.iter().filter_map(|(_, r)| r.as_ref().ok().map(|(_, p)| p)));
-        let deletions = match self.queue.deleted_since(&asked).await {
+        let converted = || results.iter().filter_map(|(_, r)| r.as_ref().ok());
+        let asked = deleted::traces_written(converted().map(|(_, prepared)| prepared));
+        let oldest = converted().map(|(job, _)| job.received_at_micros).min().unwrap_or_default();
+        let now = chrono::Utc::now().timestamp_micros();
+        let deletions = match self.queue.deleted_since(&asked, oldest, now).await {
             Ok(deletions) => deletions,
             Err(error) => {
                 let reason = format!("cannot read trace deletions: {error}");
