@@ -4,6 +4,7 @@
 //! running an experiment over a dataset.
 
 mod runs;
+mod schemas;
 mod sdk;
 
 use reqwest::Method;

@@ -11,6 +11,7 @@ use sqlx::{PgExecutor, PgPool};
 use reads::Params;
 use reads::params::PageRequest;
 
+use super::schema::check_schema;
 use super::{DATASET_NOT_FOUND, NOW, present, require_name, shown, stored};
 use crate::timestamp;
 use crate::{Error, Result};
@@ -65,15 +66,6 @@ pub struct NewDataset {
 }
 
 /// A JSON Schema is an object; anything else is a mistake the caller should hear about now.
-fn check_schema(key: &str, schema: &Option<Value>) -> Result<()> {
-    match schema {
-        None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
-        Some(other) => {
-            Err(Error::bad_request(format!("`{key}` must be a JSON Schema object or null, got {other}")))
-        }
-    }
-}
-
 /// The dataset called `name`, or 404 `Dataset not found`.
 pub(crate) async fn find<'e>(db: impl PgExecutor<'e>, project: &str, name: &str) -> Result<Dataset> {
     let sql = format!("SELECT {COLUMNS} FROM datasets WHERE project_id = $1 AND name = $2");

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
-use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
+use super::{ITEM_NOT_FOUND, VERSION_NOW, schema, shown, stored};
 use crate::timestamp;
 use crate::{Error, Result};
 
@@ -205,6 +205,13 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<V
     let source_observation_id =
         new.source_observation_id.or_else(|| live.and_then(|l| l.source_observation_id.clone()));
     let status = new.status.or_else(|| live.map(|l| l.status.clone())).unwrap_or_else(|| "ACTIVE".to_owned());
+    // What will be stored must match the dataset's schemas (dropping the transaction rolls back).
+    fn inner(value: &Option<Json<Value>>) -> Option<&Value> {
+        value.as_ref().map(|json| &json.0)
+    }
+    schema::check_field("input", "inputSchema", inner(&dataset.input_schema), inner(&input))?;
+    let output_schema = inner(&dataset.expected_output_schema);
+    schema::check_field("expectedOutput", "expectedOutputSchema", output_schema, inner(&expected_output))?;
 
     let valid_from = close_current(&mut tx, project, &id, &dataset.id, current.as_ref()).await?;
     let created_at = live.map_or(valid_from, |l| l.created_at);

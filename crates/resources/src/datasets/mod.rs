@@ -12,6 +12,7 @@ mod item_list;
 mod items;
 mod run_items;
 mod runs;
+mod schema;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
