@@ -163,9 +163,12 @@ async fn refused_scores_are_never_stored_and_fitting_ones_are_stored_as_their_co
     assert_eq!(answer["errors"].as_array().unwrap().len(), 1, "{answer}");
 
     // One payload holds all five: once the four kept scores are readable, the fifth would be too.
-    let listed =
-        until(&api, "/api/public/v2/scores?limit=100", |body| body["meta"]["totalItems"].as_u64() >= Some(4))
-            .await;
+    // The page and its count are two reads, so wait until both show the insert.
+    let listed = until(&api, "/api/public/v2/scores?limit=100", |body| {
+        body["meta"]["totalItems"].as_u64() >= Some(4)
+            && body["data"].as_array().is_some_and(|d| d.len() >= 4)
+    })
+    .await;
     let stored = |id: &str| listed["data"].as_array().unwrap().iter().find(|s| s["id"] == id).cloned();
     assert!(stored("dropped").is_none() && listed["meta"]["totalItems"] == 4, "{listed}");
     let boolean = stored("kept-bool").unwrap();

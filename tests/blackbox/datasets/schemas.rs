@@ -81,3 +81,37 @@ async fn items_must_match_their_datasets_schemas() {
     post(&api, "/api/public/v2/datasets", json!({"name": "typed", "inputSchema": null})).await;
     post(&api, "/api/public/dataset-items", item("bad-input", json!({"input": {"question": 5}}))).await;
 }
+
+/// A schema set on a dataset that has items must fit them all; the refusal names the ones that do
+/// not, and changes nothing.
+#[tokio::test]
+async fn a_new_schema_must_fit_the_items_already_there() {
+    let api = Api::start(&[]).await;
+    post(&api, "/api/public/v2/datasets", json!({"name": "later"})).await;
+    for (id, input) in [("x", json!(1)), ("y", json!({"q": "ok"})), ("z", json!("text"))] {
+        post(&api, "/api/public/dataset-items", json!({"datasetName": "later", "id": id, "input": input}))
+            .await;
+    }
+    let schema = json!({"name": "later", "description": "typed", "inputSchema": {"type": "object"}});
+    let refused = api.expect(400, Method::POST, "/api/public/v2/datasets", Some(&schema)).await;
+    let message = refused["message"].as_str().unwrap();
+    for needle in [
+        "2 existing item(s) of the dataset do not match the new schema",
+        "item x: `input` does not match the dataset's `inputSchema`: 1 is not of type \"object\"",
+        "item z: ",
+    ] {
+        assert!(message.contains(needle), "expected `{needle}` in {refused}");
+    }
+    assert!(!message.contains("item y"), "{refused}");
+    let unchanged = get(&api, "/api/public/v2/datasets/later").await;
+    assert_eq!(
+        (unchanged["inputSchema"].clone(), unchanged["description"].clone()),
+        (json!(null), json!(null))
+    );
+
+    for id in ["x", "z"] {
+        api.expect(200, Method::DELETE, &format!("/api/public/dataset-items/{id}"), None).await;
+    }
+    let typed = post(&api, "/api/public/v2/datasets", schema).await;
+    assert_eq!(typed["inputSchema"], json!({"type": "object"}));
+}

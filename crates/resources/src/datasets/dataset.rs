@@ -6,12 +6,13 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::types::Json;
-use sqlx::{PgExecutor, PgPool};
+use sqlx::{PgConnection, PgExecutor, PgPool};
 
 use reads::Params;
 use reads::params::PageRequest;
 
-use super::schema::check_schema;
+use super::items;
+use super::schema::{ItemSchemas, check_schema};
 use super::{DATASET_NOT_FOUND, NOW, present, require_name, shown, stored};
 use crate::timestamp;
 use crate::{Error, Result};
@@ -65,22 +66,42 @@ pub struct NewDataset {
     pub expected_output_schema: Option<Value>,
 }
 
-/// A JSON Schema is an object; anything else is a mistake the caller should hear about now.
 /// The dataset called `name`, or 404 `Dataset not found`.
 pub(crate) async fn find<'e>(db: impl PgExecutor<'e>, project: &str, name: &str) -> Result<Dataset> {
-    let sql = format!("SELECT {COLUMNS} FROM datasets WHERE project_id = $1 AND name = $2");
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(name)
-        .fetch_optional(db)
-        .await?
-        .ok_or_else(|| Error::not_found(DATASET_NOT_FOUND))
+    find_row(db, project, name, "").await?.ok_or_else(|| Error::not_found(DATASET_NOT_FOUND))
+}
+
+/// As [`find`], holding the row until the transaction ends against a schema change (which locks
+/// it for update): an item write checks its data against the schemas it read, so they must stay.
+pub(crate) async fn find_for_item_write(tx: &mut PgConnection, project: &str, name: &str) -> Result<Dataset> {
+    find_row(tx, project, name, " FOR SHARE").await?.ok_or_else(|| Error::not_found(DATASET_NOT_FOUND))
+}
+
+async fn find_row<'e>(
+    db: impl PgExecutor<'e>,
+    project: &str,
+    name: &str,
+    lock: &str,
+) -> Result<Option<Dataset>> {
+    let sql = format!("SELECT {COLUMNS} FROM datasets WHERE project_id = $1 AND name = $2{lock}");
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(name).fetch_optional(db).await?)
 }
 
 async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dataset> {
     require_name("name", &new.name)?;
     check_schema("inputSchema", &new.input_schema)?;
     check_schema("expectedOutputSchema", &new.expected_output_schema)?;
+    let mut tx = pool.begin().await?;
+    // New schemas must fit the items already in the dataset, as upstream checks; the row lock
+    // keeps item writes (which share it) out until this commits.
+    let new_schemas = ItemSchemas::compile(new.input_schema.as_ref(), new.expected_output_schema.as_ref())?;
+    if !new_schemas.is_empty()
+        && let Some(existing) = find_row(&mut *tx, project, &new.name, " FOR UPDATE").await?
+        && let Some(mismatches) =
+            items::mismatching_items(&mut tx, project, &existing.id, &new_schemas).await?
+    {
+        return Err(Error::bad_request(mismatches));
+    }
     let sql = format!(
         "INSERT INTO datasets AS d ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, {NOW}, {NOW}) \
          ON CONFLICT (project_id, name) DO UPDATE SET \
@@ -94,7 +115,7 @@ async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dat
     );
     let replace_input_schema = new.input_schema.is_some();
     let replace_output_schema = new.expected_output_schema.is_some();
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let dataset = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(&new.name)
@@ -104,8 +125,10 @@ async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dat
         .bind(stored(new.expected_output_schema))
         .bind(replace_input_schema)
         .bind(replace_output_schema)
-        .fetch_one(pool)
-        .await?)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(dataset)
 }
 
 /// `POST /v2/datasets`: creates the dataset, or updates the one with that name.

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
-use super::{ITEM_NOT_FOUND, VERSION_NOW, schema, shown, stored};
+use super::schema::ItemSchemas;
+use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
 use crate::timestamp;
 use crate::{Error, Result};
 
@@ -184,7 +185,7 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<V
     let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
 
     let mut tx = pool.begin().await?;
-    let dataset = super::dataset::find(&mut *tx, project, &new.dataset_name).await?;
+    let dataset = super::dataset::find_for_item_write(&mut tx, project, &new.dataset_name).await?;
     lock_item(&mut tx, project, &id).await?;
     let current = current(&mut tx, project, &id).await?;
     // A deleted item's id is free again: the next write starts a new item.
@@ -206,12 +207,8 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<V
         new.source_observation_id.or_else(|| live.and_then(|l| l.source_observation_id.clone()));
     let status = new.status.or_else(|| live.map(|l| l.status.clone())).unwrap_or_else(|| "ACTIVE".to_owned());
     // What will be stored must match the dataset's schemas (dropping the transaction rolls back).
-    fn inner(value: &Option<Json<Value>>) -> Option<&Value> {
-        value.as_ref().map(|json| &json.0)
-    }
-    schema::check_field("input", "inputSchema", inner(&dataset.input_schema), inner(&input))?;
-    let output_schema = inner(&dataset.expected_output_schema);
-    schema::check_field("expectedOutput", "expectedOutputSchema", output_schema, inner(&expected_output))?;
+    ItemSchemas::compile(inner(&dataset.input_schema), inner(&dataset.expected_output_schema))?
+        .check(inner(&input), inner(&expected_output))?;
 
     let valid_from = close_current(&mut tx, project, &id, &dataset.id, current.as_ref()).await?;
     let created_at = live.map_or(valid_from, |l| l.created_at);
@@ -312,4 +309,50 @@ pub(crate) async fn current_active(
         .bind(None::<DateTime<Utc>>)
         .fetch_all(pool)
         .await?)
+}
+
+/// How many mismatching items a refused schema change names; the rest are counted.
+const ITEMS_SHOWN: usize = 10;
+
+/// What is wrong with the dataset's current items under `schemas`, or `None` when all match.
+/// Items are streamed, so a large dataset costs time, not memory.
+pub(crate) async fn mismatching_items(
+    tx: &mut PgConnection,
+    project: &str,
+    dataset_id: &str,
+    schemas: &ItemSchemas,
+) -> Result<Option<String>> {
+    use futures::TryStreamExt;
+
+    type Row = (String, Option<Json<Value>>, Option<Json<Value>>);
+    let mut rows = sqlx::query_as::<_, Row>(
+        "SELECT id, input, expected_output FROM dataset_item_versions \
+         WHERE project_id = $1 AND dataset_id = $2 AND valid_to IS NULL AND NOT is_deleted ORDER BY id",
+    )
+    .bind(project)
+    .bind(dataset_id)
+    .fetch(&mut *tx);
+    let (mut shown, mut count) = (Vec::new(), 0usize);
+    while let Some((id, input, expected_output)) = rows.try_next().await? {
+        if let Some(mismatch) = schemas.mismatch(inner(&input), inner(&expected_output)) {
+            count += 1;
+            if shown.len() < ITEMS_SHOWN {
+                shown.push(format!("item {id}: {mismatch}"));
+            }
+        }
+    }
+    if count == 0 {
+        return Ok(None);
+    }
+    let more =
+        if count > shown.len() { format!(" (and {} more)", count - shown.len()) } else { String::new() };
+    Ok(Some(format!(
+        "{count} existing item(s) of the dataset do not match the new schema: {}{more}",
+        shown.join(" | ")
+    )))
+}
+
+/// The JSON of a nullable JSONB column.
+fn inner(value: &Option<Json<Value>>) -> Option<&Value> {
+    value.as_ref().map(|json| &json.0)
 }

@@ -29,17 +29,56 @@ pub(crate) fn check_schema(key: &str, schema: &Option<Value>) -> Result<()> {
     }
 }
 
-/// Refuses an item field that does not match its dataset's schema, listing where and why. An
-/// absent (or null) field is not checked: an item may be written before its expected output is
-/// known.
-pub(crate) fn check_field(
+/// A dataset's two schemas, compiled once for checking many items.
+pub(crate) struct ItemSchemas {
+    input: Option<jsonschema::Validator>,
+    expected_output: Option<jsonschema::Validator>,
+}
+
+impl ItemSchemas {
+    pub(crate) fn compile(input: Option<&Value>, expected_output: Option<&Value>) -> Result<Self> {
+        let one = |key, schema: Option<&Value>| {
+            schema.filter(|s| !s.is_null()).map(|s| compile(key, s)).transpose()
+        };
+        Ok(Self {
+            input: one("inputSchema", input)?,
+            expected_output: one("expectedOutputSchema", expected_output)?,
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.input.is_none() && self.expected_output.is_none()
+    }
+
+    /// What is wrong with an item's input and expected output, or `None` when both match. An
+    /// absent (or null) field is not checked: an item may be written before its expected output
+    /// is known.
+    pub(crate) fn mismatch(&self, input: Option<&Value>, expected_output: Option<&Value>) -> Option<String> {
+        let fields = [
+            ("input", "inputSchema", &self.input, input),
+            ("expectedOutput", "expectedOutputSchema", &self.expected_output, expected_output),
+        ];
+        let found: Vec<String> = fields
+            .into_iter()
+            .filter_map(|(field, key, validator, value)| {
+                field_mismatch(field, key, validator.as_ref()?, value.filter(|v| !v.is_null())?)
+            })
+            .collect();
+        (!found.is_empty()).then(|| found.join("; "))
+    }
+
+    /// Refuses an item that does not match, listing where and why.
+    pub(crate) fn check(&self, input: Option<&Value>, expected_output: Option<&Value>) -> Result<()> {
+        self.mismatch(input, expected_output).map_or(Ok(()), |message| Err(Error::bad_request(message)))
+    }
+}
+
+fn field_mismatch(
     field: &str,
     key: &str,
-    schema: Option<&Value>,
-    value: Option<&Value>,
-) -> Result<()> {
-    let (Some(schema), Some(value)) = (schema, value.filter(|v| !v.is_null())) else { return Ok(()) };
-    let validator = compile(key, schema)?;
+    validator: &jsonschema::Validator,
+    value: &Value,
+) -> Option<String> {
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|error| match error.instance_path().to_string() {
@@ -48,7 +87,7 @@ pub(crate) fn check_field(
         })
         .collect();
     if errors.is_empty() {
-        return Ok(());
+        return None;
     }
     let more = errors.len().saturating_sub(ERRORS_SHOWN);
     let mut message = format!(
@@ -58,7 +97,7 @@ pub(crate) fn check_field(
     if more > 0 {
         message.push_str(&format!(" (and {more} more)"));
     }
-    Err(Error::bad_request(message))
+    Some(message)
 }
 
 #[cfg(test)]
@@ -92,18 +131,19 @@ mod tests {
             "properties": {"question": {"type": "string"}, "n": {"type": "integer", "minimum": 1}},
             "required": ["question"]
         });
+        let schemas = ItemSchemas::compile(Some(&schema), None).unwrap();
         let ok = json!({"question": "why?", "n": 2});
-        assert!(check_field("input", "inputSchema", Some(&schema), Some(&ok)).is_ok());
-        assert!(check_field("input", "inputSchema", Some(&schema), None).is_ok());
-        assert!(check_field("input", "inputSchema", Some(&schema), Some(&Value::Null)).is_ok());
-        assert!(check_field("input", "inputSchema", None, Some(&json!(5))).is_ok());
+        assert!(schemas.check(Some(&ok), Some(&json!(5))).is_ok(), "no output schema: any output");
+        assert!(schemas.check(None, None).is_ok());
+        assert!(schemas.check(Some(&Value::Null), None).is_ok());
+        assert!(ItemSchemas::compile(None, Some(&Value::Null)).unwrap().is_empty());
 
         let bad = json!({"question": 5, "n": 0});
-        let message = refused(check_field("input", "inputSchema", Some(&schema), Some(&bad)));
+        let message = refused(schemas.check(Some(&bad), None));
         assert!(message.starts_with("`input` does not match the dataset's `inputSchema`: "), "{message}");
         assert!(message.contains("at /question: 5 is not of type \"string\""), "{message}");
         assert!(message.contains("at /n: "), "{message}");
-        let missing = refused(check_field("input", "inputSchema", Some(&schema), Some(&json!({}))));
+        let missing = refused(schemas.check(Some(&json!({})), None));
         assert!(missing.contains("\"question\" is a required property"), "{missing}");
     }
 
@@ -111,8 +151,8 @@ mod tests {
     fn a_long_list_of_mismatches_is_cut() {
         let schema = json!({"type": "array", "items": {"type": "string"}});
         let many = json!((0..25).collect::<Vec<_>>());
-        let message =
-            refused(check_field("expectedOutput", "expectedOutputSchema", Some(&schema), Some(&many)));
+        let schemas = ItemSchemas::compile(None, Some(&schema)).unwrap();
+        let message = refused(schemas.check(None, Some(&many)));
         assert!(message.ends_with("(and 15 more)"), "{message}");
     }
 }
