@@ -119,6 +119,21 @@ impl App {
         lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
+    /// For a worker: waits, with a deadline, until it reports no accepted payload left unwritten.
+    pub async fn drained(&self) {
+        let url = format!("{}/api/health", self.base_url);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let health: serde_json::Value =
+                http().get(&url).send().await.unwrap().json().await.unwrap_or(serde_json::Value::Null);
+            if health["ingestionBacklog"] == 0 {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the backlog never drained: {health}\n{}", self.log_tail());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Polls `path` until it answers 200, or fails after `limit` with what the process printed.
     pub async fn wait_healthy(&mut self, path: &str, limit: Duration) {
         let deadline = Instant::now() + limit;

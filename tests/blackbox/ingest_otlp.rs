@@ -27,18 +27,8 @@ struct Running {
 }
 
 impl Running {
-    /// Waits, with a deadline, until the worker reports no accepted payload left unwritten.
     async fn drained(&self) {
-        let url = format!("{}/api/health", self.worker.base_url);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let health: Value = http().get(&url).send().await.unwrap().json().await.unwrap_or(Value::Null);
-            if health["ingestionBacklog"] == 0 {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the backlog never drained: {health}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        self.worker.drained().await;
     }
 }
 

@@ -26,15 +26,7 @@ async fn rows_of(api: &Api, table: &str, column: &str, trace_ids: &[String]) -> 
 /// once), otherwise staged for propagation. Returns their trace ids.
 async fn send_traces(api: &Api, first: u64, direct: bool) -> Vec<String> {
     let before = trace_ids(api).await;
-    let mut request = http()
-        .post(format!("{}/api/public/otel/v1/traces", api.web.base_url))
-        .header("Authorization", &api.key)
-        .header("Content-Type", "application/x-protobuf")
-        .body(test_support::otlp::export_bytes(7, first, 3, 3));
-    if direct {
-        request = request.header("x-langfuse-ingestion-version", "4");
-    }
-    assert_eq!(request.send().await.unwrap().status(), 200);
+    export(api, 7, first, 3, direct).await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let now = trace_ids(api).await;
@@ -111,16 +103,18 @@ fn otlp_trace_id(run: u64, t: u64) -> String {
     format!("{:016x}{:016x}", run | 1 << 63, t + 1)
 }
 
-async fn export(api: &Api, run: u64, first: u64, traces: u64) {
-    let response = http()
+/// `traces` traces of three spans from `test_support::otlp`; with `direct`, sent as a v4 producer
+/// (written to `events_full` at once, not staged).
+async fn export(api: &Api, run: u64, first: u64, traces: u64, direct: bool) {
+    let mut request = http()
         .post(format!("{}/api/public/otel/v1/traces", api.web.base_url))
         .header("Authorization", &api.key)
         .header("Content-Type", "application/x-protobuf")
-        .body(test_support::otlp::export_bytes(run, first, traces, 3))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
+        .body(test_support::otlp::export_bytes(run, first, traces, 3));
+    if direct {
+        request = request.header("x-langfuse-ingestion-version", "4");
+    }
+    assert_eq!(request.send().await.unwrap().status(), 200);
 }
 
 /// Spans acknowledged before a deletion but still queued must not bring the trace back; spans of
@@ -129,7 +123,7 @@ async fn export(api: &Api, run: u64, first: u64, traces: u64) {
 async fn spans_queued_before_a_deletion_stay_deleted_and_later_ones_are_kept() {
     let api = Api::start(&[("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")]).await;
     // No worker yet: everything below waits in the queue.
-    export(&api, 9, 0, 3).await;
+    export(&api, 9, 0, 3, false).await;
     let doomed = otlp_trace_id(9, 0);
     api.expect(200, Method::DELETE, &format!("/api/public/traces/{doomed}"), None).await;
     let between = chrono::Utc::now().timestamp_micros();
@@ -142,17 +136,7 @@ async fn spans_queued_before_a_deletion_stay_deleted_and_later_ones_are_kept() {
     let (status, body) = api.send(Method::POST, "/api/public/otel/v1/traces", Some(&later)).await;
     assert_eq!(status, 200, "{body}");
 
-    let worker = api.worker().await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let health: Value =
-            http().get(format!("{}/api/health", worker.base_url)).send().await.unwrap().json().await.unwrap();
-        if health["ingestionBacklog"] == 0 {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "backlog never drained: {health}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    api.worker().await.drained().await;
     let count = |sql: String| {
         let client = api.stack.ch.client();
         async move { client.query(&sql).fetch_one::<u64>().await.unwrap() }

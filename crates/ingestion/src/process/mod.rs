@@ -292,11 +292,7 @@ impl Processor {
 type Converted = Result<(IngestionJob, Prepared), ProcessError>;
 
 /// Turns one payload into rows, off the async threads (decoding a large export is CPU work).
-async fn convert(
-    job: IngestionJob,
-    payload: bytes::Bytes,
-    migration: MigrationSettings,
-) -> Result<(IngestionJob, Prepared), ProcessError> {
+async fn convert(job: IngestionJob, payload: bytes::Bytes, migration: MigrationSettings) -> Converted {
     tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
         .await
         .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?

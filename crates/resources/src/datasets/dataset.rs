@@ -12,7 +12,7 @@ use reads::Params;
 use reads::params::PageRequest;
 
 use super::items;
-use super::schema::{ItemSchemas, check_schema};
+use super::schema::ItemSchemas;
 use super::{DATASET_NOT_FOUND, NOW, present, require_name, shown, stored};
 use crate::timestamp;
 use crate::{Error, Result};
@@ -89,12 +89,11 @@ async fn find_row<'e>(
 
 async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dataset> {
     require_name("name", &new.name)?;
-    check_schema("inputSchema", &new.input_schema)?;
-    check_schema("expectedOutputSchema", &new.expected_output_schema)?;
+    // Compiling refuses an invalid schema, with what is wrong.
+    let new_schemas = ItemSchemas::compile(new.input_schema.as_ref(), new.expected_output_schema.as_ref())?;
     let mut tx = pool.begin().await?;
     // New schemas must fit the items already in the dataset, as upstream checks; the row lock
     // keeps item writes (which share it) out until this commits.
-    let new_schemas = ItemSchemas::compile(new.input_schema.as_ref(), new.expected_output_schema.as_ref())?;
     if !new_schemas.is_empty()
         && let Some(existing) = find_row(&mut *tx, project, &new.name, " FOR UPDATE").await?
         && let Some(mismatches) =

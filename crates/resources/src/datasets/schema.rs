@@ -21,21 +21,15 @@ fn compile(key: &str, schema: &Value) -> Result<jsonschema::Validator> {
         .map_err(|error| Error::bad_request(format!("`{key}` is not a valid JSON Schema: {error}")))
 }
 
-/// Refuses a schema that is neither null nor a valid JSON Schema.
-pub(crate) fn check_schema(key: &str, schema: &Option<Value>) -> Result<()> {
-    match schema {
-        None | Some(Value::Null) => Ok(()),
-        Some(schema) => compile(key, schema).map(|_| ()),
-    }
-}
-
 /// A dataset's two schemas, compiled once for checking many items.
+#[derive(Debug)]
 pub(crate) struct ItemSchemas {
     input: Option<jsonschema::Validator>,
     expected_output: Option<jsonschema::Validator>,
 }
 
 impl ItemSchemas {
+    /// Refuses a schema that is neither absent, null nor a valid JSON Schema.
     pub(crate) fn compile(input: Option<&Value>, expected_output: Option<&Value>) -> Result<Self> {
         let one = |key, schema: Option<&Value>| {
             schema.filter(|s| !s.is_null()).map(|s| compile(key, s)).transpose()
@@ -106,7 +100,7 @@ mod tests {
 
     use super::*;
 
-    fn refused(result: Result<()>) -> String {
+    fn refused<T: std::fmt::Debug>(result: Result<T>) -> String {
         match result {
             Err(Error::BadRequest(message)) => message,
             other => panic!("expected a 400, got {other:?}"),
@@ -115,13 +109,15 @@ mod tests {
 
     #[test]
     fn schemas_must_be_valid_json_schema() {
-        assert!(check_schema("inputSchema", &None).is_ok());
-        assert!(check_schema("inputSchema", &Some(Value::Null)).is_ok());
-        assert!(check_schema("inputSchema", &Some(json!({"type": "object"}))).is_ok());
-        let message = refused(check_schema("inputSchema", &Some(json!({"type": "no-such-type"}))));
+        assert!(ItemSchemas::compile(None, None).is_ok());
+        assert!(ItemSchemas::compile(Some(&Value::Null), None).is_ok());
+        assert!(ItemSchemas::compile(Some(&json!({"type": "object"})), None).is_ok());
+        let message = refused(ItemSchemas::compile(Some(&json!({"type": "no-such-type"})), None));
         assert!(message.starts_with("`inputSchema` is not a valid JSON Schema"), "{message}");
-        let message = refused(check_schema("inputSchema", &Some(json!("object"))));
+        let message = refused(ItemSchemas::compile(Some(&json!("object")), None));
         assert!(message.contains("must be a JSON Schema object"), "{message}");
+        let message = refused(ItemSchemas::compile(None, Some(&json!([1]))));
+        assert!(message.contains("`expectedOutputSchema` must be a JSON Schema object"), "{message}");
     }
 
     #[test]
