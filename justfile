@@ -47,9 +47,10 @@ bench what *args: (stack-up "dev")
         {{ target }}/release/loupe-bench {{ what }} --bin-dir {{ target }}/release {{ args }}; \
     fi
 
-# Format check and clippy with warnings as errors.
+# Format check, no module loop in any crate, and clippy with warnings as errors.
 lint:
     cargo fmt --all -- --check
+    python3 scripts/module_loops.py
     cargo clippy --workspace --all-targets -- -D warnings
 
 # Format the code.

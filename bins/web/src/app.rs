@@ -1,44 +1,14 @@
+//! The HTTP and gRPC servers around the router.
+
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use anyhow::Context;
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
-use domain::config::Config;
-use ingestion::accept::Acceptor;
-use service::Stores;
+use crate::state::AppState;
 
-/// What every handler can reach: the configuration, the stores and the ingestion front door.
-#[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<Config>,
-    pub stores: Stores,
-    pub acceptor: Arc<Acceptor>,
-    pub keys: Arc<crate::key_cache::KeyCache>,
-    /// Signs and checks web's own media URLs; keyed by `SALT`, so built once.
-    pub media_tokens: Arc<resources::media::TokenSigner>,
-}
-
-impl AppState {
-    pub async fn build(config: Config, shutdown: &CancellationToken) -> anyhow::Result<Self> {
-        let stores = Stores::connect(&config)?;
-        stores.prepare(&config).await?;
-        let queue = stores.ingestion_queue();
-        queue.ensure_group().await.context("ingestion queue")?;
-        let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
-        acceptor.watch_backlog(shutdown.clone());
-        let media_tokens = Arc::new(resources::media::TokenSigner::new(&config.auth.salt));
-        Ok(Self {
-            config: Arc::new(config),
-            stores,
-            acceptor: Arc::new(acceptor),
-            keys: Arc::default(),
-            media_tokens,
-        })
-    }
-}
-
+/// Every route of the public API and the UI, ready to serve; tests drive it in-process.
 pub fn router(state: AppState) -> Router {
     crate::api::routes().with_state(state)
 }

@@ -10,8 +10,8 @@ use subtle::ConstantTimeEq;
 use domain::auth::{Credentials, CredentialsError, secret_matches};
 use storage::projects::Project;
 
-use crate::app::AppState;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 const INVALID_CREDENTIALS: &str = "Invalid credentials. Confirm that you've configured the correct host.";
 

@@ -4,6 +4,8 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use ingestion::error::IngestError;
+use reads::ReadError;
 use serde_json::json;
 
 #[derive(Debug)]
@@ -47,14 +49,6 @@ impl ApiError {
 
     pub fn unavailable() -> Self {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable", "ServiceUnavailableError")
-    }
-
-    /// 503 with `Retry-After`: the ingestion backlog is full.
-    pub fn overloaded(message: impl Into<String>) -> Self {
-        Self {
-            retry_after: Some(5),
-            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError")
-        }
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {
@@ -103,5 +97,30 @@ impl IntoResponse for ApiError {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
         }
         response
+    }
+}
+
+impl From<ReadError> for ApiError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::BadRequest(message) => ApiError::bad_request(message),
+            ReadError::NotFound(message) => ApiError::not_found(message),
+            ReadError::Storage(error) => error.into(),
+            ReadError::Internal(message) => ApiError::internal(message),
+        }
+    }
+}
+
+impl From<IngestError> for ApiError {
+    fn from(error: IngestError) -> Self {
+        let kind = error.kind;
+        let status = StatusCode::from_u16(kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        Self {
+            status,
+            message: error.message,
+            error: Some(kind.class()),
+            retry_after: kind.retry_after(),
+            detail: error.detail,
+        }
     }
 }

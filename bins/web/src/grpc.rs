@@ -15,10 +15,12 @@ use tokio_util::sync::CancellationToken;
 use tonic::codec::CompressionEncoding;
 use tonic::{Request, Response, Status};
 
-use crate::app::AppState;
+use ingestion::error::IngestError;
+
 use crate::auth::authenticate_project;
 use crate::error::ApiError;
 use crate::ingest;
+use crate::state::AppState;
 
 struct OtlpTraces {
     state: AppState,
@@ -32,9 +34,9 @@ impl TraceService for OtlpTraces {
     ) -> Result<Response<ExportTraceServiceResponse>, Status> {
         let headers = request.metadata().clone().into_headers();
         let auth = authenticate_project(&self.state, &headers).await.map_err(status)?;
-        let sender = ingest::sender(&auth, &headers).map_err(status)?;
+        let sender = ingest::sender(&auth, &headers, false).map_err(status)?;
         let accepted =
-            ingest::accept_export(&self.state, &sender, request.into_inner()).await.map_err(status)?;
+            self.state.ingestion.export(&sender, request.into_inner()).await.map_err(ingest_status)?;
         let partial_success = accepted.rejected.map(|rejected| ExportTracePartialSuccess {
             rejected_spans: i64::try_from(rejected.count).unwrap_or(i64::MAX),
             error_message: rejected.first,
@@ -43,7 +45,12 @@ impl TraceService for OtlpTraces {
     }
 }
 
-/// The HTTP status of an API error, in gRPC terms (clients retry UNAVAILABLE).
+/// An ingestion refusal in gRPC terms: the code its kind names.
+fn ingest_status(error: IngestError) -> Status {
+    Status::new(tonic::Code::from_i32(error.kind.grpc_code() as i32), error.message)
+}
+
+/// An authentication or header error (answered before ingestion), in gRPC terms.
 fn status(error: ApiError) -> Status {
     let message = error.message;
     match error.status {

@@ -1,13 +1,18 @@
 //! The worker's long-running jobs, started together and awaited together on shutdown.
 
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::Config;
-use ingestion::process::{Heartbeat, Processor};
+use domain::experiment::{ExperimentLink, Linked};
+use ingestion::process::{ExperimentRecorder, Heartbeat, Processor};
 use migration::backfill::Backfill;
 use migration::propagation::Propagation;
 use service::Stores;
+use storage::clickhouse::ClickHouse;
 
 pub struct Jobs {
     tasks: JoinSet<()>,
@@ -28,11 +33,34 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
         consumer: consumer_name(),
         heartbeat: heartbeat.clone(),
         prices: ingestion::process::Prices::new(stores.postgres.clone()),
+        experiments: Arc::new(DatasetRuns {
+            postgres: stores.postgres.clone(),
+            clickhouse: stores.clickhouse.clone(),
+        }),
     };
     tasks.spawn(processor.run(shutdown.clone()));
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
+}
+
+/// The dataset runs of experiment spans, kept by the datasets resource.
+struct DatasetRuns {
+    postgres: sqlx::PgPool,
+    clickhouse: ClickHouse,
+}
+
+impl ExperimentRecorder for DatasetRuns {
+    fn record<'a>(&'a self, links: &'a [ExperimentLink]) -> BoxFuture<'a, storage::Result<Linked>> {
+        Box::pin(async move {
+            resources::datasets::link_experiment_items(&self.postgres, &self.clickhouse, links).await.map_err(
+                |error| match error {
+                    resources::Error::Storage(error) => error,
+                    other => storage::Error::new(storage::ErrorKind::Internal, other.to_string()),
+                },
+            )
+        })
+    }
 }
 
 pub fn propagation(config: &Config, stores: &Stores) -> Propagation {

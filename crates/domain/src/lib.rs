@@ -6,6 +6,8 @@
 pub mod auth;
 pub mod config;
 pub mod event;
+pub mod experiment;
 pub mod legacy;
 pub mod pricing;
+pub mod score_config;
 pub mod sdk;

@@ -3,6 +3,8 @@
 
 pub mod accept;
 pub mod batch;
+pub mod error;
 pub mod otel;
 pub mod process;
+pub mod service;
 pub mod tools;

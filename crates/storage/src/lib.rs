@@ -17,6 +17,7 @@ pub mod propagation_state;
 pub mod queue;
 pub mod redis;
 pub mod schema;
+pub mod score_configs;
 pub mod sdk_usage;
 pub mod write_modes;
 

@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use migration::backfill::StepProgress;
 
-use crate::app::AppState;
 use crate::auth::AdminAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route("/api/admin/background-migrations", get(background_migrations))

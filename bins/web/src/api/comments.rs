@@ -8,10 +8,10 @@ use serde_json::Value;
 use resources::comments::{self, NewComment};
 
 use super::body::JsonBody;
-use super::reads::params;
-use crate::app::AppState;
+use super::query::params;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -12,10 +12,10 @@ use reads::gate;
 use resources::datasets::{self, NewRunItem};
 
 use super::body::JsonBody;
-use super::reads::params;
-use crate::app::AppState;
+use super::query::params;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 type Reply = Result<Json<Value>, ApiError>;
 

@@ -13,10 +13,10 @@ use resources::media::ITEM_FIELDS;
 
 use super::body::JsonBody;
 use super::media::attach_references;
-use super::reads::params;
-use crate::app::AppState;
+use super::query::params;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 type Reply = Result<Json<Value>, ApiError>;
 

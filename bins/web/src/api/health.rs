@@ -7,7 +7,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route("/api/public/health", get(health)).route("/api/public/ready", get(ready))

@@ -18,11 +18,11 @@ use sha2::{Digest, Sha256};
 use resources::media::{self, Access, NewMedia, UploadOutcome, Urls};
 
 use super::body::JsonBody;
-use super::reads::params;
-use crate::app::AppState;
+use super::query::params;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
 use crate::ingest::header_text;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

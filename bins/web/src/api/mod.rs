@@ -13,6 +13,7 @@ mod models;
 mod otel;
 mod projects;
 mod prompts;
+mod query;
 mod reads;
 mod score_configs;
 mod trace_deletion;
@@ -20,8 +21,8 @@ mod trace_deletion;
 use axum::Router;
 use axum::http::Uri;
 
-use crate::app::AppState;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -9,10 +9,10 @@ use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use axum::routing::post;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
 use crate::ingest::{self, header_text};
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route("/api/public/otel/v1/traces", post(export))
@@ -24,13 +24,11 @@ async fn export(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let sender = ingest::sender(&auth, &headers)?;
-    let limit = state.config.ingestion.max_body_bytes;
-    let body = ingest::read_body(body, limit).await?;
+    let sender = ingest::sender(&auth, &headers, false)?;
+    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
     let content_type = header_text(&headers, CONTENT_TYPE.as_str());
     let content_encoding = header_text(&headers, CONTENT_ENCODING.as_str());
-    let accepted = ingest::accept_otlp(&state, &sender, body, content_type, content_encoding).await?;
-    tracing::debug!(project_id = %sender.project_id, spans = accepted.spans, "otlp export accepted");
+    let accepted = state.ingestion.otlp(&sender, body, content_type, content_encoding).await?;
     // OTLP/HTTP partial success (int64 as a string, as OTLP/JSON writes it).
     Ok(Json(match accepted.rejected {
         None => json!({}),

@@ -4,8 +4,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 
-use crate::app::AppState;
 use crate::auth::ProjectAuth;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route("/api/public/projects", get(list))

@@ -12,10 +12,10 @@ use reads::Params;
 use resources::prompts::{self, NewPrompt, PRODUCTION, Selector};
 
 use super::body::JsonBody;
-use super::reads::params;
-use crate::app::AppState;
+use super::query::params;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -9,11 +9,13 @@ use axum::http::HeaderMap;
 use axum::routing::get;
 use serde_json::{Map, Value};
 
-use reads::{Params, ReadError, gate};
+use reads::{Params, gate};
 
-use crate::app::AppState;
+use super::query::params;
+
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 type Reply = Result<Json<Value>, ApiError>;
 
@@ -38,22 +40,6 @@ pub fn routes() -> Router<AppState> {
         .route("/api/public/v2/scores/{id}", get(score_v2))
         .route("/api/public/metrics", get(metrics_v1))
         .route("/api/public/metrics/daily", get(metrics_daily))
-}
-
-pub(super) fn params(query: Option<String>) -> Params {
-    let raw = query.unwrap_or_default();
-    Params::from(url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect::<Vec<_>>())
-}
-
-impl From<ReadError> for ApiError {
-    fn from(error: ReadError) -> Self {
-        match error {
-            ReadError::BadRequest(message) => ApiError::bad_request(message),
-            ReadError::NotFound(message) => ApiError::not_found(message),
-            ReadError::Storage(error) => error.into(),
-            ReadError::Internal(message) => ApiError::internal(message),
-        }
-    }
 }
 
 /// What every read handler needs: the engine, the caller's project and the parsed query string.

@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::body::JsonBody;
-use crate::app::AppState;
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 /// The most trace ids one request may delete, as upstream.
 const MAX_TRACE_IDS: usize = 1000;

@@ -27,7 +27,7 @@ use domain::sdk::SdkInfo;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use single::{SingleKind, parse_scores, parse_single};
+pub use single::{SingleKind, parse_scores, parse_scores_value, parse_single, parse_single_value};
 
 /// Who sent a request, and how this server is configured to take it.
 #[derive(Debug, Clone)]
@@ -135,9 +135,22 @@ impl ParsedBatch {
 
 /// Parses a `POST /api/public/ingestion` body: `{"batch": [<event>…], "metadata"?: {…}}`.
 pub fn parse_batch(body: &[u8], context: &BatchContext) -> Result<ParsedBatch, BatchError> {
-    let request = parse_json(body)?;
+    parse_batch_value(&parse_json(body)?, context)
+}
+
+/// [`parse_batch`] of a body already decoded (web decodes each request body once).
+pub fn parse_batch_value(request: &Value, context: &BatchContext) -> Result<ParsedBatch, BatchError> {
+    let mut collector = Collector::default();
+    for event in batch_events(request)? {
+        collector.add(envelope::process(event, context));
+    }
+    Ok(collector.finish())
+}
+
+/// The events of a batch request, once its envelope has the right shape.
+pub fn batch_events(request: &Value) -> Result<&Vec<Value>, BatchError> {
     let Value::Object(request) = request else {
-        return Err(BatchError::NotAnObject(values::kind(&request)));
+        return Err(BatchError::NotAnObject(values::kind(request)));
     };
     let events = match request.get("batch") {
         Some(Value::Array(events)) => events,
@@ -149,14 +162,16 @@ pub fn parse_batch(body: &[u8], context: &BatchContext) -> Result<ParsedBatch, B
         None | Some(Value::Null | Value::Object(_)) => {}
         Some(other) => return Err(BatchError::MetadataNotObject(values::kind(other))),
     }
-    let mut collector = Collector::default();
-    for event in events {
-        collector.add(envelope::process(event, context));
-    }
-    Ok(collector.finish())
+    Ok(events)
 }
 
-fn parse_json(body: &[u8]) -> Result<Value, BatchError> {
+/// [`batch_events`], to rewrite them; `None` when the shape is wrong (see [`batch_events`]).
+pub fn batch_events_mut(request: &mut Value) -> Option<&mut Vec<Value>> {
+    request.get_mut("batch").and_then(Value::as_array_mut)
+}
+
+/// Decodes a JSON request body.
+pub fn parse_json(body: &[u8]) -> Result<Value, BatchError> {
     serde_json::from_slice(body).map_err(|e| BatchError::NotJson(e.to_string()))
 }
 

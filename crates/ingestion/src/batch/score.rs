@@ -3,7 +3,7 @@
 //! `"True"`/`"False"` for booleans.
 
 use domain::legacy::{ScoreDataType, ScoreRecord};
-use resources::score_configs::CATEGORY_VALUE_KEY;
+use domain::score_config::CATEGORY_VALUE_KEY;
 use serde_json::{Map, Value};
 
 use super::BatchContext;

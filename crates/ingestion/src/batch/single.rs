@@ -25,7 +25,7 @@ impl SingleKind {
     /// The batch event whose body this endpoint takes. Upstream routes spans, generations and
     /// events through the legacy `observation-create` body; the `*-create` bodies accept all of
     /// its fields plus `environment` and the prompt link.
-    fn event_type(self) -> &'static str {
+    pub fn event_type(self) -> &'static str {
         match self {
             Self::Trace => "trace-create",
             Self::Span => "span-create",
@@ -43,7 +43,17 @@ pub fn parse_single(
     body: &[u8],
     context: &BatchContext,
 ) -> Result<(ParsedBatch, String), BatchError> {
-    let mut object = match parse_json(body)? {
+    parse_single_value(kind, parse_json(body)?, context).map(|(parsed, id, _)| (parsed, id))
+}
+
+/// [`parse_single`] of a decoded body. Also returns the object as it is to be stored: with its
+/// id, and a legacy generation's `prompt`/`completion` as `input`/`output`.
+pub fn parse_single_value(
+    kind: SingleKind,
+    body: Value,
+    context: &BatchContext,
+) -> Result<(ParsedBatch, String, Map<String, Value>), BatchError> {
+    let mut object = match body {
         Value::Object(object) => object,
         other => return Err(BatchError::NotAnObject(kind_of(&other))),
     };
@@ -53,31 +63,43 @@ pub fn parse_single(
     }
     let mut collector = Collector::default();
     collector.add(one(kind.event_type(), &id, &object, context));
-    Ok((collector.finish(), id))
+    Ok((collector.finish(), id, object))
 }
 
 /// `POST /api/public/scores`: one score object or a JSON array of them. Returns the id of each
 /// element in order (generated when missing, `unknown` for an element that is not an object).
 pub fn parse_scores(body: &[u8], context: &BatchContext) -> Result<(ParsedBatch, Vec<String>), BatchError> {
-    let items = match parse_json(body)? {
+    parse_scores_value(parse_json(body)?, context).map(|(parsed, ids, _)| (parsed, ids))
+}
+
+/// [`parse_scores`] of a decoded body (or of scores rewritten by their configs). Also returns the
+/// elements as they are to be stored, each object with its id.
+pub fn parse_scores_value(
+    body: Value,
+    context: &BatchContext,
+) -> Result<(ParsedBatch, Vec<String>, Vec<Value>), BatchError> {
+    let items = match body {
         Value::Array(items) => items,
         object @ Value::Object(_) => vec![object],
         other => return Err(BatchError::NotScores(kind_of(&other))),
     };
     let mut collector = Collector::default();
     let mut ids = Vec::with_capacity(items.len());
+    let mut stored = Vec::with_capacity(items.len());
     for item in items {
         let Value::Object(mut object) = item else {
             let error = format!("score: expected an object, got {}", kind_of(&item));
             collector.add(Err(EventResult::invalid(UNKNOWN_ID.to_owned(), error)));
             ids.push(UNKNOWN_ID.to_owned());
+            stored.push(item);
             continue;
         };
         let id = ensure_id(&mut object);
         collector.add(one(SCORE_CREATE, &id, &object, context));
         ids.push(id);
+        stored.push(Value::Object(object));
     }
-    Ok((collector.finish(), ids))
+    Ok((collector.finish(), ids, stored))
 }
 
 const UNKNOWN_ID: &str = "unknown";

@@ -11,28 +11,11 @@ use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 
+use super::error::DecodeError;
 use super::json;
 
 /// The decoded-size cap [`decode`] applies: upstream's newest limit for OTel trace bodies (16 MiB).
 pub const DEFAULT_MAX_DECODED_BYTES: usize = 16 * 1024 * 1024;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    #[error("unsupported content type {0:?}: expected application/x-protobuf or application/json")]
-    UnsupportedContentType(String),
-    #[error("unsupported content encoding {0:?}: expected gzip or identity")]
-    UnsupportedContentEncoding(String),
-    #[error("failed to decompress request body: {0}")]
-    Decompress(String),
-    #[error("request body exceeds the {limit} byte limit once decoded")]
-    TooLarge { limit: usize },
-    #[error("failed to parse OTel protobuf trace: {0}")]
-    Protobuf(String),
-    #[error("failed to parse OTel JSON trace: {0}")]
-    Json(String),
-    #[error("invalid span {index} ({path}): {reason}")]
-    InvalidSpan { index: usize, path: String, reason: String },
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {

@@ -17,7 +17,7 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::decode::DecodeError;
+use super::error::DecodeError;
 
 pub fn parse(body: &[u8]) -> Result<ExportTraceServiceRequest, DecodeError> {
     // Some Windows tooling prefixes JSON with a UTF-8 byte order mark, which JSON parsers refuse.

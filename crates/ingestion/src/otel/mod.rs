@@ -7,6 +7,7 @@
 mod attributes;
 mod convert;
 mod decode;
+mod error;
 mod io;
 mod json;
 mod keys;
@@ -20,7 +21,8 @@ mod tests;
 
 pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
 pub use decode::{
-    DEFAULT_MAX_DECODED_BYTES, DecodeError, RejectedSpans, decode, decode_with_limit, parse_owned,
-    parse_with_limit, reject_invalid_spans, validate,
+    DEFAULT_MAX_DECODED_BYTES, RejectedSpans, decode, decode_with_limit, parse_owned, parse_with_limit,
+    reject_invalid_spans, validate,
 };
+pub use error::DecodeError;
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;

@@ -6,12 +6,11 @@ use std::time::{Duration, Instant};
 use chrono::DateTime;
 
 use domain::event::Event;
-use resources::datasets::ExperimentLink;
+use domain::experiment::ExperimentLink;
 use storage::queue::IngestionJob;
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
 use super::Prepared;
-use super::enrich::Enrichment;
 use super::v3::V3Updates;
 
 #[derive(Default)]
@@ -34,10 +33,26 @@ impl Batch {
         self.see(job);
     }
 
-    /// Adds model, cost and prompt id to the v4 events (v3 observations get theirs after their
-    /// updates are merged, in `v3::write`).
-    pub fn enrich(&mut self, enrichment: &Enrichment) {
-        enrichment.events(&mut self.events);
+    /// The v4 events, for enrichment (v3 observations are enriched after their updates are
+    /// merged, in `v3::write`).
+    pub fn events_mut(&mut self) -> &mut [Event] {
+        &mut self.events
+    }
+
+    /// The prompts the batch's generations name by name and version, to look their ids up.
+    pub fn prompt_keys(&self) -> Vec<(String, String, u16)> {
+        let mut keys = std::collections::BTreeSet::new();
+        for event in &self.events {
+            if let (false, Some(version)) = (event.prompt_name.is_empty(), event.prompt_version) {
+                keys.insert((event.project_id.clone(), event.prompt_name.clone(), version));
+            }
+        }
+        for update in &self.v3.observations {
+            if let (Some(name), Some(version)) = (&update.prompt_name, update.prompt_version) {
+                keys.insert((update.project_id.clone(), name.clone(), version));
+            }
+        }
+        keys.into_iter().collect()
     }
 
     /// Remembers which client sent the payload, for `sdk_usage`.

@@ -3,7 +3,6 @@
 //! generation names by name and version. Both are best effort: when PostgreSQL cannot be read the
 //! rows are inserted without them rather than held back, since everything the SDK sent is kept.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use domain::event::Event;
@@ -12,7 +11,6 @@ use domain::pricing::{PriceBook, Pricer};
 use storage::prompt_links::PromptIds;
 
 use super::Prices;
-use super::batch::Batch;
 
 pub struct Enrichment {
     pub prices: Arc<PriceBook>,
@@ -20,20 +18,9 @@ pub struct Enrichment {
 }
 
 impl Enrichment {
-    pub async fn load(prices: &Prices, pool: &sqlx::PgPool, batch: &Batch) -> Self {
-        let mut keys = BTreeSet::new();
-        for event in batch.events() {
-            if let (false, Some(version)) = (event.prompt_name.is_empty(), event.prompt_version) {
-                keys.insert((event.project_id.clone(), event.prompt_name.clone(), version));
-            }
-        }
-        for update in &batch.v3().observations {
-            if let (Some(name), Some(version)) = (&update.prompt_name, update.prompt_version) {
-                keys.insert((update.project_id.clone(), name.clone(), version));
-            }
-        }
-        let keys: Vec<_> = keys.into_iter().collect();
-        let prompts = storage::prompt_links::prompt_ids(pool, &keys).await.unwrap_or_else(|error| {
+    /// Loads the current prices and the ids of the prompts named by `(project, name, version)`.
+    pub async fn load(prices: &Prices, pool: &sqlx::PgPool, keys: &[(String, String, u16)]) -> Self {
+        let prompts = storage::prompt_links::prompt_ids(pool, keys).await.unwrap_or_else(|error| {
             tracing::warn!(%error, "cannot look up prompts; generations keep their prompt name and version only");
             PromptIds::new()
         });

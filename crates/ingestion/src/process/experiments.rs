@@ -5,7 +5,7 @@ use chrono::DateTime;
 use serde_json::{Map, Value};
 
 use domain::event::{Event, Experiment};
-use resources::datasets::ExperimentLink;
+use domain::experiment::ExperimentLink;
 
 /// The link an event stands for: only the root span of a dataset item's run carries one (the
 /// item's other spans repeat the attributes, and local-data experiments name no dataset item).

@@ -20,9 +20,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{IngestionSettings, MigrationSettings};
+use domain::experiment::{ExperimentLink, Linked};
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
@@ -56,9 +58,18 @@ pub struct Processor {
     pub prices: Prices,
     /// Beaten every loop turn and every retry, for the liveness endpoint.
     pub heartbeat: Heartbeat,
+    /// Keeps the dataset runs that experiment spans describe (the worker wires the datasets in).
+    pub experiments: Arc<dyn ExperimentRecorder>,
     /// This worker's name in the consumer group; stable across restarts of the same host so it
     /// picks up its own unfinished entries first.
     pub consumer: String,
+}
+
+/// Where the dataset runs of SDK 5 experiment spans are recorded (`experiments`). A seam rather
+/// than a call into the datasets crate, so the write path depends on no crate of the API.
+pub trait ExperimentRecorder: Send + Sync {
+    /// Records each link's run and run item, idempotently; a store error is retried by the caller.
+    fn record<'a>(&'a self, links: &'a [ExperimentLink]) -> BoxFuture<'a, storage::Result<Linked>>;
 }
 
 /// Payloads prepared concurrently (blob reads and decoding overlap).
@@ -217,16 +228,11 @@ impl Processor {
     }
 
     /// Records the dataset runs of SDK 5 experiments (see `experiments`), after the spans are in.
-    async fn link_experiments(&self, links: &[resources::datasets::ExperimentLink]) -> storage::Result<()> {
+    async fn link_experiments(&self, links: &[ExperimentLink]) -> storage::Result<()> {
         if links.is_empty() {
             return Ok(());
         }
-        let linked = resources::datasets::link_experiment_items(&self.postgres, &self.clickhouse, links)
-            .await
-            .map_err(|error| match error {
-                resources::Error::Storage(error) => error,
-                other => storage::Error::new(storage::ErrorKind::Internal, other.to_string()),
-            })?;
+        let linked = self.experiments.record(links).await?;
         if linked.unknown_items > 0 {
             tracing::warn!(
                 unknown_items = linked.unknown_items,
@@ -243,8 +249,8 @@ impl Processor {
         if batch.is_empty() {
             return;
         }
-        let enrichment = Enrichment::load(&self.prices, &self.postgres, batch).await;
-        batch.enrich(&enrichment);
+        let enrichment = Enrichment::load(&self.prices, &self.postgres, &batch.prompt_keys()).await;
+        enrichment.events(batch.events_mut());
         let mut delay = Duration::from_millis(200);
         loop {
             let started = Instant::now();

@@ -14,7 +14,7 @@ use domain::event::Event;
 use domain::sdk::SdkInfo;
 use storage::queue::{IngestionJob, PayloadKind};
 
-use resources::datasets::ExperimentLink;
+use domain::experiment::ExperimentLink;
 
 use super::ProcessError;
 use super::experiments;

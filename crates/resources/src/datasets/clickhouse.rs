@@ -13,7 +13,7 @@ use serde_json::Value;
 use storage::clickhouse::ClickHouse;
 
 use super::items::ItemVersion;
-use super::run_items::RunItem;
+use super::run_item::RunItem;
 use crate::Result;
 
 const TABLE: &str = "dataset_run_items_rmt";

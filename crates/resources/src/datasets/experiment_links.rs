@@ -4,50 +4,21 @@
 //! the same run and run item a v3 SDK would have created, so the deprecated run reads, and the v4
 //! backfill that enriches spans from run items, see experiments of every SDK generation.
 
-use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sqlx::PgPool;
 use storage::clickhouse::ClickHouse;
 
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::active_at;
-use super::run_items::{RunFields, RunItem, insert_item, sha256_hex, upsert_run};
+use super::run_item::RunItem;
+use super::run_items::{RunFields, insert_item, sha256_hex, upsert_run};
 use crate::{Error, Result};
 
-/// One dataset item's run, as an experiment span describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExperimentLink {
-    pub project_id: String,
-    /// `langfuse.experiment.name`: the run name.
-    pub run_name: String,
-    pub description: Option<String>,
-    /// `langfuse.experiment.metadata`, flattened by the span mapping; kept as the run's metadata.
-    pub metadata: Map<String, Value>,
-    pub dataset_item_id: String,
-    /// The item version the experiment ran on; the version current at `created_at` otherwise.
-    pub item_version: Option<DateTime<Utc>>,
-    pub trace_id: String,
-    /// The item's root span (`langfuse.experiment.item.root_observation_id`).
-    pub observation_id: String,
-    /// The root span's start.
-    pub created_at: DateTime<Utc>,
-}
+pub use domain::experiment::{ExperimentLink, Linked};
 
-impl ExperimentLink {
-    /// The run item's id: derived from what it links, so a re-delivered payload finds its row.
-    fn run_item_id(&self, run_id: &str) -> String {
-        sha256_hex(&json!([run_id, self.dataset_item_id, self.trace_id, self.observation_id]), 32)
-    }
-}
-
-/// What linking a batch of experiment spans did.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Linked {
-    pub created: usize,
-    /// Already linked by an earlier delivery of the same spans.
-    pub existing: usize,
-    /// Naming a dataset item this project does not have (deleted, archived, or never created).
-    pub unknown_items: usize,
+/// The run item's id: derived from what it links, so a re-delivered payload finds its row.
+fn run_item_id(link: &ExperimentLink, run_id: &str) -> String {
+    sha256_hex(&json!([run_id, link.dataset_item_id, link.trace_id, link.observation_id]), 32)
 }
 
 /// Creates the run (by name, in the item's dataset) and the run item of every link, in PostgreSQL
@@ -79,7 +50,7 @@ pub async fn link_experiment_items(
         };
         let run = upsert_run(&mut tx, project, &item.dataset_id, fields).await?;
         let mut stored = RunItem {
-            id: link.run_item_id(&run.id),
+            id: run_item_id(link, &run.id),
             dataset_run_id: run.id.clone(),
             dataset_run_name: link.run_name.clone(),
             dataset_item_id: item.id.clone(),
@@ -107,6 +78,9 @@ pub async fn link_experiment_items(
 
 #[cfg(test)]
 mod tests {
+    use chrono::DateTime;
+    use serde_json::Map;
+
     use super::*;
 
     fn link() -> ExperimentLink {
@@ -133,10 +107,10 @@ mod tests {
     #[test]
     fn run_item_ids_are_stable_and_depend_on_every_part() {
         let a = link();
-        assert_eq!(a.run_item_id("r"), link().run_item_id("r"));
-        assert_eq!(a.run_item_id("r").len(), 32);
-        assert_ne!(a.run_item_id("r"), a.run_item_id("r2"));
+        assert_eq!(run_item_id(&a, "r"), run_item_id(&link(), "r"));
+        assert_eq!(run_item_id(&a, "r").len(), 32);
+        assert_ne!(run_item_id(&a, "r"), run_item_id(&a, "r2"));
         let other_trace = ExperimentLink { trace_id: "t2".into(), ..link() };
-        assert_ne!(a.run_item_id("r"), other_trace.run_item_id("r"));
+        assert_ne!(run_item_id(&a, "r"), run_item_id(&other_trace, "r"));
     }
 }

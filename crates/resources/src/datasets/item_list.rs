@@ -31,7 +31,7 @@ pub async fn list_items(pool: &PgPool, project: &str, params: &Params) -> Result
         return Err(Error::bad_request("datasetName is required when version parameter is provided"));
     }
     let dataset_id = match dataset_name {
-        Some(name) => Some(super::dataset::find(pool, project, &name).await?.id),
+        Some(name) => Some(super::dataset_row::find(pool, project, &name).await?.id),
         None => None,
     };
     let source_trace = params.string("sourceTraceId");

@@ -185,7 +185,7 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<V
     let id = new.id.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
 
     let mut tx = pool.begin().await?;
-    let dataset = super::dataset::find_for_item_write(&mut tx, project, &new.dataset_name).await?;
+    let dataset = super::dataset_row::find_for_item_write(&mut tx, project, &new.dataset_name).await?;
     lock_item(&mut tx, project, &id).await?;
     let current = current(&mut tx, project, &id).await?;
     // A deleted item's id is free again: the next write starts a new item.

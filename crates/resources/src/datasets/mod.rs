@@ -7,9 +7,11 @@
 
 mod clickhouse;
 mod dataset;
+mod dataset_row;
 mod experiment_links;
 mod item_list;
 mod items;
+mod run_item;
 mod run_items;
 mod runs;
 mod schema;

@@ -12,41 +12,14 @@ use storage::clickhouse::ClickHouse;
 
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::{ItemVersion, active_at};
+pub(crate) use super::run_item::RunItem;
 use super::{NOW, require_name};
 use crate::timestamp;
 use crate::{Error, Result};
 
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub(crate) struct RunItem {
-    pub id: String,
-    pub dataset_run_id: String,
-    pub dataset_run_name: String,
-    pub dataset_item_id: String,
-    pub trace_id: String,
-    pub observation_id: Option<String>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
 const SELECT: &str = "SELECT i.id, i.dataset_run_id, r.name AS dataset_run_name, i.dataset_item_id, i.trace_id, \
     i.observation_id, i.created_at, i.updated_at \
     FROM dataset_run_items i JOIN dataset_runs r ON r.project_id = i.project_id AND r.id = i.dataset_run_id";
-
-impl RunItem {
-    /// The DatasetRunItem object of the SDKs.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "datasetRunId": self.dataset_run_id,
-            "datasetRunName": self.dataset_run_name,
-            "datasetItemId": self.dataset_item_id,
-            "traceId": self.trace_id,
-            "observationId": self.observation_id,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.updated_at),
-        })
-    }
-}
 
 /// A run's items, newest first; all of them, or one page.
 pub(crate) async fn of_run(

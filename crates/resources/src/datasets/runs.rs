@@ -11,7 +11,7 @@ use reads::params::PageRequest;
 use storage::clickhouse::ClickHouse;
 
 use super::RUN_NOT_FOUND;
-use super::run_items::RunItem;
+use super::run_item::RunItem;
 use crate::timestamp;
 use crate::{Error, Result};
 
@@ -63,7 +63,7 @@ async fn find<'e>(db: impl PgExecutor<'e>, project: &str, dataset_name: &str, ru
 /// `GET /datasets/{datasetName}/runs`: newest first.
 pub async fn list_runs(pool: &PgPool, project: &str, dataset_name: &str, params: &Params) -> Result<Value> {
     let page = PageRequest::parse(params)?;
-    let dataset = super::dataset::find(pool, project, dataset_name).await?;
+    let dataset = super::dataset_row::find(pool, project, dataset_name).await?;
     let (total,): (i64,) =
         sqlx::query_as("SELECT count(*) FROM dataset_runs WHERE project_id = $1 AND dataset_id = $2")
             .bind(project)

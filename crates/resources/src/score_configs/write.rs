@@ -7,7 +7,7 @@ use sqlx::PgPool;
 use sqlx::types::Json;
 
 use super::definition::{self, Definition};
-use super::{COLUMNS, Category, DataType, ScoreConfig, StoredConfig, find};
+use super::{COLUMNS, Category, DataType, ScoreConfig, StoredConfig, find, to_json};
 use crate::{Error, Result};
 
 /// The body of `POST /api/public/score-configs` (the SDK's `CreateScoreConfigRequest`).
@@ -102,7 +102,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewScoreConfig) -> Result
         .bind(&definition.description)
         .fetch_one(pool)
         .await?;
-    Ok(ScoreConfig::try_from(row)?.to_json())
+    Ok(to_json(&ScoreConfig::try_from(row)?))
 }
 
 /// `PATCH /api/public/score-configs/{configId}`: the updated config.
@@ -132,7 +132,7 @@ pub async fn update(pool: &PgPool, project: &str, id: &str, patch: ScoreConfigPa
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(ScoreConfig::try_from(row)?.to_json())
+    Ok(to_json(&ScoreConfig::try_from(row)?))
 }
 
 #[cfg(test)]

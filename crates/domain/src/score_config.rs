@@ -1,9 +1,60 @@
-//! Whether a score fits the config it names: pure rules, applied at ingestion before a score is
-//! accepted (web checks every score with a `configId`, in `POST /scores` and in batches).
+//! Score configs as rules: the schema of a kind of score (its data type, the range of a NUMERIC
+//! score, the categories of a CATEGORICAL one) and whether a score fits the config it names,
+//! applied at ingestion before a score is accepted (every score with a `configId`, in
+//! `POST /scores` and in batches).
 
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{DataType, ScoreConfig};
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataType {
+    Numeric,
+    Categorical,
+    Boolean,
+    Text,
+}
+
+impl DataType {
+    pub const ALL: [Self; 4] = [Self::Numeric, Self::Categorical, Self::Boolean, Self::Text];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Numeric => "NUMERIC",
+            Self::Categorical => "CATEGORICAL",
+            Self::Boolean => "BOOLEAN",
+            Self::Text => "TEXT",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|data_type| data_type.as_str() == raw)
+    }
+}
+
+/// One category of a CATEGORICAL (or BOOLEAN) config: scores carry the label, analyses the value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Category {
+    pub label: String,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreConfig {
+    pub id: String,
+    pub project_id: String,
+    pub name: String,
+    pub data_type: DataType,
+    pub is_archived: bool,
+    pub min_value: Option<f64>,
+    pub max_value: Option<f64>,
+    pub categories: Option<Vec<Category>>,
+    pub description: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
 
 /// The rules, in the order they are checked: the config is not archived, the score's `dataType`
 /// (when it has one) is the config's, and the value fits the data type — a number within
@@ -78,7 +129,7 @@ pub const CATEGORY_VALUE_KEY: &str = "configCategoryValue";
 /// be stored: the config's name and data type (a score of a config is that config's score, as
 /// upstream names it at ingestion), and the value [`check`] returns. So a `value: 1` sent without
 /// `dataType` under a BOOLEAN config is stored as BOOLEAN `True`, not as a NUMERIC 1.
-pub(super) fn fit(config: &ScoreConfig, score: &mut Map<String, Value>) -> Result<(), String> {
+pub fn fit(config: &ScoreConfig, score: &mut Map<String, Value>) -> Result<(), String> {
     let data_type = match score.get("dataType") {
         None | Some(Value::Null) => None,
         Some(Value::String(given)) => Some(given.as_str()),
@@ -99,7 +150,7 @@ pub(super) fn fit(config: &ScoreConfig, score: &mut Map<String, Value>) -> Resul
     Ok(())
 }
 
-fn categories(config: &ScoreConfig) -> &[super::Category] {
+fn categories(config: &ScoreConfig) -> &[Category] {
     config.categories.as_deref().unwrap_or_default()
 }
 
@@ -119,11 +170,56 @@ fn shown(value: &Value) -> String {
     }
 }
 
+/// The configs a set of scores names, looked up once for the whole request, so that a batch of
+/// scores costs one query however many it holds. Not cached: an archived or edited config takes
+/// effect on the next score.
+#[derive(Debug, Default)]
+pub struct ScoreConfigs {
+    by_id: HashMap<String, ScoreConfig>,
+}
+
+impl ScoreConfigs {
+    pub fn new(configs: impl IntoIterator<Item = ScoreConfig>) -> Self {
+        Self { by_id: configs.into_iter().map(|config| (config.id.clone(), config)).collect() }
+    }
+
+    /// Checks a score body against the config its `configId` names and rewrites it as it is to be
+    /// stored (see [`fit`]); a body without a `configId` is left alone. The error says which
+    /// rule the score broke.
+    pub fn fit(&self, score: &mut Map<String, Value>) -> Result<(), Misfit> {
+        let Some(id) = config_id(score) else { return Ok(()) };
+        let config = self.by_id.get(id).ok_or_else(|| {
+            Misfit::UnknownConfig(format!("configId `{id}` does not match a score config of this project"))
+        })?;
+        fit(config, score).map_err(Misfit::BrokenRule)
+    }
+}
+
+/// Why a score was refused: a config the project does not have (a 404, as upstream answers), or a
+/// rule of its config that the score breaks (a 400).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misfit {
+    UnknownConfig(String),
+    BrokenRule(String),
+}
+
+impl Misfit {
+    pub fn message(&self) -> &str {
+        match self {
+            Misfit::UnknownConfig(message) | Misfit::BrokenRule(message) => message,
+        }
+    }
+}
+
+/// A score body's `configId` when it is a string; other shapes are the score parser's to refuse.
+pub fn config_id(score: &Map<String, Value>) -> Option<&str> {
+    score.get("configId").and_then(Value::as_str)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::super::Category;
     use super::*;
 
     fn config(data_type: DataType) -> ScoreConfig {

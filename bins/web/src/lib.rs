@@ -1,0 +1,18 @@
+//! `web`: the Langfuse-compatible public API (HTTP and OTLP over gRPC) as a library, so tests can
+//! build the same router the binary serves and drive any route in-process.
+//!
+//! Layers, each using only those below it: `app` (servers) → `api` (one module per resource:
+//! extract, call a service crate, write the response) and `grpc` → `ingest`, `auth` → `state`,
+//! `error`, `key_cache`.
+
+mod api;
+mod app;
+mod auth;
+mod error;
+mod grpc;
+mod ingest;
+mod key_cache;
+mod state;
+
+pub use app::{router, serve};
+pub use state::AppState;

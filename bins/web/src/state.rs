@@ -1,0 +1,48 @@
+//! What every handler can reach, built once at startup.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio_util::sync::CancellationToken;
+
+use domain::config::Config;
+use ingestion::accept::Acceptor;
+use ingestion::service::IngestionService;
+use service::Stores;
+
+/// What every handler can reach: the configuration, the stores and the ingestion front door.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub stores: Stores,
+    /// The front door of ingestion, for every entry point.
+    pub ingestion: Arc<IngestionService>,
+    pub keys: Arc<crate::key_cache::KeyCache>,
+    /// Signs and checks web's own media URLs; keyed by `SALT`, so built once.
+    pub media_tokens: Arc<resources::media::TokenSigner>,
+}
+
+impl AppState {
+    pub async fn build(config: Config, shutdown: &CancellationToken) -> anyhow::Result<Self> {
+        let stores = Stores::connect(&config)?;
+        stores.prepare(&config).await?;
+        let queue = stores.ingestion_queue();
+        queue.ensure_group().await.context("ingestion queue")?;
+        let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
+        acceptor.watch_backlog(shutdown.clone());
+        let media_tokens = Arc::new(resources::media::TokenSigner::new(&config.auth.salt));
+        let ingestion = IngestionService::new(
+            Arc::new(acceptor),
+            stores.postgres.clone(),
+            config.migration.write_mode,
+            config.ingestion.max_body_bytes,
+        );
+        Ok(Self {
+            config: Arc::new(config),
+            stores,
+            ingestion: Arc::new(ingestion),
+            keys: Arc::default(),
+            media_tokens,
+        })
+    }
+}

@@ -1,0 +1,19 @@
+//! Why an OTLP export could not be decoded; shared by the protobuf and JSON decoders.
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("unsupported content type {0:?}: expected application/x-protobuf or application/json")]
+    UnsupportedContentType(String),
+    #[error("unsupported content encoding {0:?}: expected gzip or identity")]
+    UnsupportedContentEncoding(String),
+    #[error("failed to decompress request body: {0}")]
+    Decompress(String),
+    #[error("request body exceeds the {limit} byte limit once decoded")]
+    TooLarge { limit: usize },
+    #[error("failed to parse OTel protobuf trace: {0}")]
+    Protobuf(String),
+    #[error("failed to parse OTel JSON trace: {0}")]
+    Json(String),
+    #[error("invalid span {index} ({path}): {reason}")]
+    InvalidSpan { index: usize, path: String, reason: String },
+}

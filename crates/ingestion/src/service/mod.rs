@@ -1,0 +1,156 @@
+//! The one ingestion service behind every entry point. OTLP over HTTP, OTLP over gRPC, the batch
+//! endpoint and the single-object POSTs are thin adapters in `web`: they authenticate, read the
+//! body, and hand it here with who sent it. Here each body is decoded once (off the async threads:
+//! a 4 MB batch is real CPU work), validated, checked against the project's score configs, made
+//! durable (`accept`), and answered for event by event.
+
+mod legacy;
+mod scores;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use prost::Message;
+use sqlx::PgPool;
+
+use domain::config::WriteMode;
+use domain::sdk::SdkInfo;
+
+pub use legacy::{BatchAnswer, ScoresAnswer};
+
+use crate::accept::{Acceptor, Sender};
+use crate::batch::BatchContext;
+use crate::error::IngestError;
+use crate::otel::{ExportTraceServiceRequest, RejectedSpans};
+
+pub struct IngestionService {
+    acceptor: Arc<Acceptor>,
+    /// For the score configs that scores name.
+    postgres: PgPool,
+    write_mode: WriteMode,
+    /// The cap on an OTLP body once decompressed.
+    max_decoded_bytes: usize,
+}
+
+/// The SDK headers as sent (`x-langfuse-sdk-name`, `-sdk-version`, `-ingestion-version`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SdkHeaders<'a> {
+    pub name: Option<&'a str>,
+    pub version: Option<&'a str>,
+    pub ingestion_version: Option<&'a str>,
+}
+
+/// What became of an export's spans.
+#[derive(Debug)]
+pub struct Accepted {
+    pub spans: usize,
+    /// Spans dropped for invalid ids, answered as OTLP partial success.
+    pub rejected: Option<RejectedSpans>,
+}
+
+impl IngestionService {
+    pub fn new(
+        acceptor: Arc<Acceptor>,
+        postgres: PgPool,
+        write_mode: WriteMode,
+        max_decoded_bytes: usize,
+    ) -> Self {
+        Self { acceptor, postgres, write_mode, max_decoded_bytes }
+    }
+
+    pub fn write_mode(&self) -> WriteMode {
+        self.write_mode
+    }
+
+    /// Who sends a request: the authenticated project and key, and the client the headers name.
+    /// `scores_only` is a public-key-only caller (browser SDK).
+    pub fn sender(
+        project_id: &str,
+        public_key: &str,
+        headers: SdkHeaders<'_>,
+        scores_only: bool,
+    ) -> Result<Sender, IngestError> {
+        let sdk = SdkInfo::from_headers(headers.name, headers.version, headers.ingestion_version)
+            .map_err(|e| IngestError::invalid(e.to_string()))?;
+        Ok(Sender { project_id: project_id.to_owned(), public_key: public_key.to_owned(), sdk, scores_only })
+    }
+
+    /// `POST /api/public/otel/v1/traces`: decodes the export (protobuf or JSON, gzip or not),
+    /// drops spans with invalid ids, stores and queues the rest.
+    pub async fn otlp(
+        &self,
+        sender: &Sender,
+        body: Bytes,
+        content_type: Option<&str>,
+        content_encoding: Option<&str>,
+    ) -> Result<Accepted, IngestError> {
+        let limit = self.max_decoded_bytes;
+        let (content_type, content_encoding) =
+            (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
+        let (request, protobuf) = blocking(move || {
+            crate::otel::parse_owned(body, content_type.as_deref(), content_encoding.as_deref(), limit)
+                .map_err(IngestError::from)
+        })
+        .await?;
+        self.accept_export(sender, request, protobuf).await
+    }
+
+    /// OTLP over gRPC: tonic has decoded the export already.
+    pub async fn export(
+        &self,
+        sender: &Sender,
+        request: ExportTraceServiceRequest,
+    ) -> Result<Accepted, IngestError> {
+        self.accept_export(sender, request, None).await
+    }
+
+    /// Stores and queues a decoded export. `protobuf` is its encoding as the client sent it, when it
+    /// sent protobuf; it is stored as is unless spans had to be dropped from it. An export whose
+    /// every span is invalid is refused.
+    async fn accept_export(
+        &self,
+        sender: &Sender,
+        mut request: ExportTraceServiceRequest,
+        protobuf: Option<Bytes>,
+    ) -> Result<Accepted, IngestError> {
+        let rejected = crate::otel::reject_invalid_spans(&mut request);
+        let spans =
+            request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+        if spans == 0 {
+            return match rejected {
+                Some(rejected) => Err(IngestError::invalid(format!(
+                    "Invalid OTLP trace export: all {} spans rejected; first: {}",
+                    rejected.count, rejected.first
+                ))),
+                None => Ok(Accepted { spans, rejected }),
+            };
+        }
+        let protobuf = match (protobuf, &rejected) {
+            (Some(as_sent), None) => as_sent,
+            _ => Bytes::from(request.encode_to_vec()),
+        };
+        self.acceptor.accept_otlp(sender, protobuf).await?;
+        tracing::debug!(project_id = %sender.project_id, spans, "otlp export accepted");
+        Ok(Accepted { spans, rejected })
+    }
+
+    fn context(&self, sender: &Sender) -> BatchContext {
+        BatchContext {
+            project_id: sender.project_id.clone(),
+            received_at_millis: chrono::Utc::now().timestamp_millis(),
+            write_mode: self.write_mode,
+            scores_only: sender.scores_only,
+            public_key: sender.public_key.clone(),
+            sdk: sender.sdk.clone(),
+        }
+    }
+}
+
+/// Runs CPU work (decoding, validating) on the blocking pool, off the threads serving requests.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, IngestError> + Send + 'static,
+) -> Result<T, IngestError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| IngestError::internal(format!("parser task failed: {e}")))?
+}
