@@ -10,7 +10,7 @@ catalog = (root / "crates/domain/src/config/catalog.rs").read_text()
 consts = dict(re.findall(r'pub const (\w+): &str = "([^"]+)";', catalog))
 body = catalog[catalog.index("pub const SETTINGS"):]
 body = body[: body.index("];")]
-entry = re.compile(r'^\s*(s|secret)\((\w+), (\w+|"[^"]*"), (?:"((?:[^"\\]|\\.)*)", )?"((?:[^"\\]|\\.)*)"\),$', re.M)
+entry = re.compile(r'^\s*(s|described|secret)\((\w+), (\w+|"[^"]*"), (?:"((?:[^"\\]|\\.)*)", )?"((?:[^"\\]|\\.)*)"\),$', re.M)
 rows = ["| variable | default | meaning |", "|---|---|---|"]
 for kind, _group, name, default, meaning in entry.findall(body):
     name = consts.get(name, name.strip('"'))

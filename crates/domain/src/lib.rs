@@ -1,7 +1,8 @@
 //! Pure types and rules shared by every Loupe component.
 //!
-//! Nothing here does I/O or needs an async runtime: the binaries hand the process environment to
-//! [`config::Config::from_env_vars`], and storage adapters receive the typed settings it returns.
+//! Nothing here does I/O or needs an async runtime: the binaries hand the process environment and a
+//! file reader to [`config::Config::from_env_and_file`], and storage adapters receive the typed
+//! settings it returns.
 
 pub mod auth;
 pub mod config;

@@ -22,7 +22,8 @@ pub fn role_name(role: Role) -> &'static str {
     }
 }
 
-/// Logs the effective configuration (secrets redacted) and the warnings found while reading it.
+/// Logs the effective configuration (secrets redacted, each value with its source: default, file or
+/// environment) and the warnings found while reading it.
 pub fn log_config(config: &Config) {
     let settings: Vec<String> =
         config.redacted().into_iter().map(|(name, value)| format!("{name}={value}")).collect();

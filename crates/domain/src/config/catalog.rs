@@ -1,8 +1,9 @@
 //! The catalogue of every setting Loupe reads: its name, default and meaning.
 //!
-//! It is the single source for three things: the known-name list used to catch misspelled
-//! variables, the redacted startup log, and the configuration table in the README (a test checks
-//! that the README lists every entry, so the docs cannot drift).
+//! It is the single source for four things: the known-name list used to catch misspelled
+//! variables, the built-in defaults (the lowest configuration layer), the redacted startup log, and
+//! the configuration table in the README (a test checks that the README lists every entry, so the
+//! docs cannot drift).
 
 /// One environment variable Loupe understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,6 +11,10 @@ pub struct Setting {
     pub name: &'static str,
     /// The default as an operator would read it; empty when the variable is optional with no value.
     pub default: &'static str,
+    /// `default` is the value itself and forms the lowest configuration layer, so a file or the
+    /// environment only overrides it. False when the default depends on the role or on other
+    /// settings (the code that reads the setting resolves it) or when there is none.
+    pub built_in: bool,
     pub meaning: &'static str,
     /// Secrets are never logged.
     pub secret: bool,
@@ -18,6 +23,7 @@ pub struct Setting {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
+    Sources,
     Migration,
     MigrationJobs,
     Server,
@@ -28,16 +34,28 @@ pub enum Group {
     Logging,
 }
 
+/// A setting whose default, when not empty, is a literal value.
 const fn s(group: Group, name: &'static str, default: &'static str, meaning: &'static str) -> Setting {
-    Setting { name, default, meaning, secret: false, group }
+    Setting { name, default, built_in: !default.is_empty(), meaning, secret: false, group }
+}
+
+/// A setting whose default is described in words: it is resolved by the code that reads it.
+const fn described(
+    group: Group,
+    name: &'static str,
+    default: &'static str,
+    meaning: &'static str,
+) -> Setting {
+    Setting { name, default, built_in: false, meaning, secret: false, group }
 }
 
 const fn secret(group: Group, name: &'static str, meaning: &'static str) -> Setting {
-    Setting { name, default: "", meaning, secret: true, group }
+    Setting { name, default: "", built_in: false, meaning, secret: true, group }
 }
 
 use Group::*;
 
+pub const CONFIG_FILE: &str = "LANGFUSE_CONFIG_FILE";
 pub const WRITE_MODE: &str = "LANGFUSE_MIGRATION_V4_WRITE_MODE";
 pub const NATIVE_OTEL_BEHAVIOUR: &str = "LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR";
 pub const ALLOW_PREVIEW_OPT_IN: &str = "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN";
@@ -48,10 +66,11 @@ pub const STUCK_THRESHOLD_MINUTES: &str = "LANGFUSE_EVENT_PROPAGATION_STUCK_THRE
 /// Every variable Loupe reads, in the order of the README table.
 #[rustfmt::skip]
 pub const SETTINGS: &[Setting] = &[
+    s(Sources, CONFIG_FILE, "", "Path of an optional TOML file of settings, keyed by these same names (`LANGFUSE_LOG_LEVEL = \"debug\"`). The environment overrides it; read from the environment only."),
     s(Migration, WRITE_MODE, "events_only", "Which tables ingestion writes: `legacy` (v3 tables only), `dual` (v3 and v4 tables) or `events_only` (v4 tables only)."),
-    s(Migration, NATIVE_OTEL_BEHAVIOUR, "direct (dual_write in legacy mode)", "`direct` writes every OTel span straight to the v4 tables; `dual_write` sends spans without `x-langfuse-ingestion-version: 4` through the staging pipeline for server-side trace-attribute propagation."),
+    described(Migration, NATIVE_OTEL_BEHAVIOUR, "direct (dual_write in legacy mode)", "`direct` writes every OTel span straight to the v4 tables; `dual_write` sends spans without `x-langfuse-ingestion-version: 4` through the staging pipeline for server-side trace-attribute propagation."),
     s(Migration, ALLOW_PREVIEW_OPT_IN, "true", "Enables the v4 read APIs (v2 observations, v3 scores, v2 metrics). Must be `true` with `events_only`."),
-    s(Migration, ENABLE_HISTORIC_BACKFILL, "true (false in legacy mode)", "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode."),
+    described(Migration, ENABLE_HISTORIC_BACKFILL, "true (false in legacy mode)", "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode."),
     s(Migration, DROP_PID_TID_SORTING_TABLES, "false", "Lets the last backfill step (M5) drop the `observations_pid_tid_sorting` scratch table."),
     s(Migration, STUCK_THRESHOLD_MINUTES, "15", "Minutes after which an unpropagated complete staging partition makes `/api/health?failIfEventPropagationStuck=true` answer 503."),
     s(MigrationJobs, "LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true", "Worker: runs the historic backfill chain (M1–M5) when its gates allow; `false` keeps it dormant on this deployment."),
@@ -63,11 +82,11 @@ pub const SETTINGS: &[Setting] = &[
     s(MigrationJobs, "LANGFUSE_BACKFILL_MAX_MEMORY_MB", "1024", "Worker: memory cap of the backfill: ClickHouse `max_memory_usage` of every backfill query, and the budget of the span trees the experiment step (M4) holds."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_PAUSE_MS", "0", "Worker: pause between backfill chunks, to leave the database room for live traffic."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "200", "Worker: experiment traces per batch of the dataset-run-item step (M4)."),
-    s(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
+    described(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
-    s(Infrastructure, "DATABASE_URL", "(required)", "PostgreSQL connection URL, e.g. `postgres://user:pass@host:5432/loupe`."),
-    s(Infrastructure, "CLICKHOUSE_URL", "(required)", "ClickHouse HTTP interface URL, e.g. `http://clickhouse:8123`."),
+    described(Infrastructure, "DATABASE_URL", "(required)", "PostgreSQL connection URL, e.g. `postgres://user:pass@host:5432/loupe`."),
+    described(Infrastructure, "CLICKHOUSE_URL", "(required)", "ClickHouse HTTP interface URL, e.g. `http://clickhouse:8123`."),
     s(Infrastructure, "CLICKHOUSE_USER", "default", "ClickHouse user."),
     secret(Infrastructure, "CLICKHOUSE_PASSWORD", "ClickHouse password (default empty)."),
     s(Infrastructure, "CLICKHOUSE_DB", "default", "ClickHouse database holding Loupe's tables."),
@@ -94,9 +113,9 @@ pub const SETTINGS: &[Setting] = &[
     s(Ingestion, "LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "1000", "Worker: the longest a row waits for its batch to fill before it is inserted anyway."),
     s(Ingestion, "LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", "60", "Worker: payloads a worker read but did not finish for this long are taken over by another (crash recovery)."),
     s(Bootstrap, "LANGFUSE_INIT_ORG_ID", "", "Headless bootstrap: organization id. Bootstrap runs when the project id and both keys are set; it is idempotent."),
-    s(Bootstrap, "LANGFUSE_INIT_ORG_NAME", "(the org id)", "Headless bootstrap: organization name."),
+    described(Bootstrap, "LANGFUSE_INIT_ORG_NAME", "(the org id)", "Headless bootstrap: organization name."),
     s(Bootstrap, "LANGFUSE_INIT_PROJECT_ID", "", "Headless bootstrap: project id."),
-    s(Bootstrap, "LANGFUSE_INIT_PROJECT_NAME", "(the project id)", "Headless bootstrap: project name."),
+    described(Bootstrap, "LANGFUSE_INIT_PROJECT_NAME", "(the project id)", "Headless bootstrap: project name."),
     s(Bootstrap, "LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "", "Headless bootstrap: the project's public key (`pk-lf-…`)."),
     secret(Bootstrap, "LANGFUSE_INIT_PROJECT_SECRET_KEY", "Headless bootstrap: the project's secret key (`sk-lf-…`); only its hash is stored."),
     secret(Security, "SALT", "Salt mixed into API-key secret hashes. Set it once and keep it: changing it invalidates stored keys."),

@@ -30,11 +30,11 @@ pub struct BackfillSettings {
 
 impl PropagationSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let delay = vars.positive_integer(PARTITION_DELAY, 10, problems);
-        let interval = vars.positive_integer("LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS", 60, problems);
-        let threads = vars.positive_integer("LANGFUSE_EVENT_PROPAGATION_MAX_INSERT_THREADS", 8, problems);
+        let delay = vars.positive_integer(PARTITION_DELAY, problems);
+        let interval = vars.positive_integer("LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS", problems);
+        let threads = vars.positive_integer("LANGFUSE_EVENT_PROPAGATION_MAX_INSERT_THREADS", problems);
         let exclude = vars
-            .string("LANGFUSE_EVENT_PROPAGATION_EXCLUDE_PROJECT_IDS", "")
+            .string("LANGFUSE_EVENT_PROPAGATION_EXCLUDE_PROJECT_IDS")
             .split(',')
             .map(str::trim)
             .filter(|id| !id.is_empty())
@@ -62,11 +62,11 @@ impl PropagationSettings {
 
 impl BackfillSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let enabled = vars.bool("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", true, problems);
-        let chunk_rows = vars.positive_integer("LANGFUSE_BACKFILL_CHUNK_ROWS", 20_000, problems);
-        let memory_mb = vars.positive_integer("LANGFUSE_BACKFILL_MAX_MEMORY_MB", 1024, problems);
-        let pause = vars.non_negative_integer("LANGFUSE_BACKFILL_PAUSE_MS", 0, problems);
-        let batch = vars.positive_integer("LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", 200, problems);
+        let enabled = vars.bool("LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", problems);
+        let chunk_rows = vars.positive_integer("LANGFUSE_BACKFILL_CHUNK_ROWS", problems);
+        let memory_mb = vars.positive_integer("LANGFUSE_BACKFILL_MAX_MEMORY_MB", problems);
+        let pause = vars.non_negative_integer("LANGFUSE_BACKFILL_PAUSE_MS", problems);
+        let batch = vars.positive_integer("LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", problems);
         Some(Self {
             enabled: enabled?,
             chunk_rows: chunk_rows?,

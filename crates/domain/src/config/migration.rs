@@ -84,16 +84,15 @@ pub struct MigrationSettings {
 
 impl MigrationSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let write_mode = vars.optional_choice(WRITE_MODE, &WriteMode::ALL, WriteMode::as_str, problems);
+        let write_mode = vars.choice(WRITE_MODE, &WriteMode::ALL, WriteMode::as_str, problems);
         let otel =
             vars.optional_choice(NATIVE_OTEL_BEHAVIOUR, &OtelBehaviour::ALL, OtelBehaviour::as_str, problems);
-        let allow_preview_opt_in = vars.bool(ALLOW_PREVIEW_OPT_IN, true, problems);
+        let allow_preview_opt_in = vars.bool(ALLOW_PREVIEW_OPT_IN, problems);
         let backfill = vars.optional_bool(ENABLE_HISTORIC_BACKFILL, problems);
-        let drop_pid_tid_sorting_tables = vars.bool(DROP_PID_TID_SORTING_TABLES, false, problems);
-        let threshold = vars.positive_integer(STUCK_THRESHOLD_MINUTES, 15, problems);
+        let drop_pid_tid_sorting_tables = vars.bool(DROP_PID_TID_SORTING_TABLES, problems);
+        let threshold = vars.positive_integer(STUCK_THRESHOLD_MINUTES, problems);
         let (write_mode, otel, allow_preview_opt_in, backfill, drop_pid_tid_sorting_tables, threshold) =
             (write_mode?, otel?, allow_preview_opt_in?, backfill?, drop_pid_tid_sorting_tables?, threshold?);
-        let write_mode = write_mode.unwrap_or(WriteMode::EventsOnly);
 
         let before = problems.len();
         if write_mode == WriteMode::Legacy && otel == Some(OtelBehaviour::Direct) {

@@ -1,20 +1,25 @@
-//! One typed configuration, read once from the environment at startup.
+//! One typed configuration, read once at startup from layered sources: built-in defaults, an
+//! optional TOML file (`LANGFUSE_CONFIG_FILE`), the environment (see `layers`).
 //!
-//! The binaries pass `std::env::vars()` to [`Config::from_env_vars`]; nothing else in Loupe reads
-//! the environment. Every problem is collected and reported together, each naming its variable,
-//! and the process refuses to start. See `catalog` for the full list of settings.
+//! The binaries pass the process environment and a file reader to [`Config::from_env_and_file`];
+//! nothing else in Loupe reads the environment. Every problem is collected and reported together,
+//! each naming its variable (and the file, for a value that came from one), and the process
+//! refuses to start. See `catalog` for the full list of settings.
 
 mod catalog;
 mod jobs;
+mod layers;
 mod migration;
 mod names;
 mod settings;
 mod vars;
 
 #[cfg(test)]
+mod file_tests;
+#[cfg(test)]
 mod tests;
 
-pub use catalog::{ALLOW_PREVIEW_OPT_IN, Group, SETTINGS, Setting};
+pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting};
 pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
@@ -22,8 +27,12 @@ pub use settings::{
     AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, IngestionSettings, LogFormat,
     LogSettings, MediaSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
 };
-pub use vars::{Problem, Vars};
+pub use vars::{Origin, Problem, Vars};
 
+use std::collections::BTreeMap;
+use std::io;
+
+use layers::Layered;
 use vars::Problems;
 
 /// Which binary is starting; only a few defaults differ between them.
@@ -56,39 +65,39 @@ pub struct Config {
 
 /// Startup must stop: every problem found, each naming its variable(s).
 #[derive(Debug, thiserror::Error)]
-#[error("invalid configuration:\n{}", self.problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+// A problem's continuation lines (a TOML parser's excerpt of the file) are indented under it.
+#[error("invalid configuration:\n{}", self.problems.iter().map(|p| format!("  - {p}").replace('\n', "\n    ")).collect::<Vec<_>>().join("\n"))]
 pub struct ConfigError {
     pub problems: Vec<Problem>,
 }
 
 impl Config {
+    /// The environment alone, with the built-in defaults under it: for callers that hold every
+    /// setting in a map (tests, deployment checks, tools). A `LANGFUSE_CONFIG_FILE` in the map is
+    /// refused rather than ignored, since this entry point reads no file.
     pub fn from_env_vars<K: Into<String>, V: Into<String>>(
         role: Role,
         env: impl IntoIterator<Item = (K, V)>,
     ) -> Result<Self, ConfigError> {
-        let vars = Vars::new(env);
-        let mut problems = Problems::default();
-        let mut warnings = Vec::new();
-        for name in vars.names() {
-            match names::classify(name) {
-                None => {}
-                Some(UnknownName::Misspelled { name, suggestion, wrong_case: true }) => problems.push(
-                    name,
-                    format!("not a known setting (names are case-sensitive); did you mean {suggestion}?"),
-                ),
-                Some(UnknownName::Misspelled { name, suggestion, wrong_case: false }) => {
-                    problems.push(name, format!("not a known setting; did you mean {suggestion}?"))
-                }
-                Some(UnknownName::UnknownMigrationSetting { name, nearest }) => problems.push(
-                    name,
-                    format!(
-                        "looks like a migration setting but is not one; the closest known name is {nearest}"
-                    ),
-                ),
-                Some(UnknownName::Ignored { name }) => {
-                    warnings.push(format!("{name} is not a Loupe setting and has no effect"))
-                }
-            }
+        Self::from_env_and_file(role, env, |_| {
+            Err(io::Error::other("Config::from_env_vars reads the environment only"))
+        })
+    }
+
+    /// Built-in defaults, under the TOML file named by `LANGFUSE_CONFIG_FILE` (if set), under the
+    /// environment. `read_file` is called with that path only when it is set, so `domain` itself
+    /// does no I/O: the binaries pass `std::fs::read_to_string`, tests a string.
+    pub fn from_env_and_file<K: Into<String>, V: Into<String>>(
+        role: Role,
+        env: impl IntoIterator<Item = (K, V)>,
+        read_file: impl FnOnce(&str) -> io::Result<String>,
+    ) -> Result<Self, ConfigError> {
+        let env: BTreeMap<String, String> = env.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        let Layered { vars, problems: found_in_sources, warnings, complete } = layers::layer(env, read_file);
+        let mut problems = Problems::attributed_to(&vars);
+        problems.extend(found_in_sources);
+        if !complete {
+            return Err(ConfigError { problems: problems.into_vec() });
         }
 
         let server = ServerSettings::read(role, &vars, &mut problems);
@@ -132,16 +141,23 @@ impl Config {
     }
 
     /// The effective configuration as `(name, value)` pairs for the startup log: every catalogue
-    /// entry, with secrets and URL passwords redacted and defaults shown as such.
+    /// entry, with secrets and URL passwords redacted and each value's source named: `(default)`,
+    /// `(env)` or `(from <file>)`.
     pub fn redacted(&self) -> Vec<(&'static str, String)> {
         SETTINGS
             .iter()
             .map(|setting| {
-                let value = match self.vars.get(setting.name) {
-                    None if setting.default.is_empty() => "(unset)".to_owned(),
-                    None => format!("{} (default)", setting.default),
-                    Some(_) if setting.secret => "(redacted)".to_owned(),
-                    Some(v) => redact_url_password(v),
+                let Some(value) = self.vars.get(setting.name) else {
+                    return match setting.default {
+                        "" => (setting.name, "(unset)".to_owned()),
+                        described => (setting.name, format!("{described} (default)")),
+                    };
+                };
+                let shown = if setting.secret { "(redacted)".to_owned() } else { redact_url_password(value) };
+                let value = match self.vars.origin(setting.name) {
+                    Some(Origin::File(path)) => format!("{shown} (from {path})"),
+                    Some(Origin::Environment) => format!("{shown} (env)"),
+                    Some(Origin::Default) | None => format!("{shown} (default)"),
                 };
                 (setting.name, value)
             })

@@ -1,5 +1,6 @@
 //! Typed settings of each subsystem, each read from [`Vars`] with its problems recorded.
-//! Secrets are `SecretString`s so they never reach a log through `Debug`.
+//! Literal defaults are not repeated here: the catalogue's are the lowest layer, so such a setting
+//! is never unset. Secrets are `SecretString`s so they never reach a log through `Debug`.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -18,13 +19,14 @@ pub struct ServerSettings {
 
 impl ServerSettings {
     pub(super) fn read(role: Role, vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        // PORT's default depends on the role, so it is resolved here rather than layered.
         let default_port = match role {
             Role::Web => 3000,
             Role::Worker => 3030,
         };
-        let port = vars.port("PORT", default_port, problems);
-        let otel_grpc_port = vars.port("LANGFUSE_OTEL_GRPC_PORT", 4317, problems);
-        let raw_address = vars.string("LANGFUSE_LISTEN_ADDRESS", "0.0.0.0");
+        let port = vars.optional_port("PORT", problems).map(|p| p.unwrap_or(default_port));
+        let otel_grpc_port = vars.port("LANGFUSE_OTEL_GRPC_PORT", problems);
+        let raw_address = vars.string("LANGFUSE_LISTEN_ADDRESS");
         let listen_address = match raw_address.parse::<IpAddr>() {
             Ok(address) => Some(address),
             Err(_) => {
@@ -68,7 +70,7 @@ pub struct ClickHouseSettings {
 impl ClickHouseSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
         let url = vars.required("CLICKHOUSE_URL", problems);
-        let cluster_enabled = vars.bool("CLICKHOUSE_CLUSTER_ENABLED", false, problems);
+        let cluster_enabled = vars.bool("CLICKHOUSE_CLUSTER_ENABLED", problems);
         let url = url?;
         if !url::Url::parse(&url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
             problems.push(
@@ -77,7 +79,7 @@ impl ClickHouseSettings {
             );
             return None;
         }
-        let database = vars.string("CLICKHOUSE_DB", "default");
+        let database = vars.string("CLICKHOUSE_DB");
         if !is_identifier(&database) {
             problems.push(
                 "CLICKHOUSE_DB",
@@ -85,7 +87,7 @@ impl ClickHouseSettings {
             );
             return None;
         }
-        let cluster_name = vars.string("CLICKHOUSE_CLUSTER_NAME", "default");
+        let cluster_name = vars.string("CLICKHOUSE_CLUSTER_NAME");
         if !is_identifier(&cluster_name) {
             problems
                 .push("CLICKHOUSE_CLUSTER_NAME", format!("must be a plain identifier, got {cluster_name:?}"));
@@ -93,8 +95,8 @@ impl ClickHouseSettings {
         }
         Some(Self {
             url,
-            user: vars.string("CLICKHOUSE_USER", "default"),
-            password: vars.string("CLICKHOUSE_PASSWORD", "").into(),
+            user: vars.string("CLICKHOUSE_USER"),
+            password: vars.string("CLICKHOUSE_PASSWORD").into(),
             database,
             cluster: cluster_enabled?.then_some(cluster_name),
         })
@@ -114,7 +116,7 @@ pub struct RedisSettings {
 
 impl RedisSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let key_prefix = vars.string("LANGFUSE_REDIS_KEY_PREFIX", "loupe:");
+        let key_prefix = vars.string("LANGFUSE_REDIS_KEY_PREFIX");
         let url = Self::url(vars, problems)?;
         Some(Self { url, key_prefix })
     }
@@ -127,7 +129,7 @@ impl RedisSettings {
             }
             return Some(url.to_owned().into());
         }
-        let port = vars.port("REDIS_PORT", 6379, problems);
+        let port = vars.port("REDIS_PORT", problems);
         let Some(host) = vars.get("REDIS_HOST") else {
             problems.push(
                 "REDIS_CONNECTION_STRING",
@@ -162,7 +164,7 @@ pub struct S3Settings {
 impl BlobSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
         const P: &str = "LANGFUSE_S3_EVENT_UPLOAD_";
-        let force_path_style = vars.bool("LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE", false, problems);
+        let force_path_style = vars.bool("LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE", problems);
         if let Some(bucket) = vars.get("LANGFUSE_S3_EVENT_UPLOAD_BUCKET") {
             let endpoint = vars.get("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT").map(str::to_owned);
             if let Some(endpoint) = &endpoint
@@ -184,12 +186,12 @@ impl BlobSettings {
             }
             return Some(Self::S3(S3Settings {
                 bucket: bucket.to_owned(),
-                region: vars.string("LANGFUSE_S3_EVENT_UPLOAD_REGION", "us-east-1"),
+                region: vars.string("LANGFUSE_S3_EVENT_UPLOAD_REGION"),
                 endpoint,
                 access_key_id,
                 secret_access_key: secret,
                 force_path_style: force_path_style?,
-                prefix: vars.string("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", ""),
+                prefix: vars.string("LANGFUSE_S3_EVENT_UPLOAD_PREFIX"),
             }));
         }
         match vars.get("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR") {
@@ -218,12 +220,11 @@ pub struct IngestionSettings {
 
 impl IngestionSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let max_body_bytes =
-            vars.positive_integer("LANGFUSE_INGESTION_MAX_BODY_BYTES", 16 * 1024 * 1024, problems);
-        let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", 50_000, problems);
-        let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", 20_000, problems);
-        let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", 1000, problems);
-        let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", 60, problems);
+        let max_body_bytes = vars.positive_integer("LANGFUSE_INGESTION_MAX_BODY_BYTES", problems);
+        let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", problems);
+        let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", problems);
+        let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", problems);
+        let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
         Some(Self {
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
             queue_max_depth: queue_max_depth?,
@@ -245,8 +246,8 @@ pub struct MediaSettings {
 
 impl MediaSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let max = vars.positive_integer("LANGFUSE_S3_MEDIA_MAX_CONTENT_LENGTH", 1_000_000_000, problems);
-        let expiry = vars.positive_integer("LANGFUSE_S3_MEDIA_DOWNLOAD_URL_EXPIRY_SECONDS", 3600, problems);
+        let max = vars.positive_integer("LANGFUSE_S3_MEDIA_MAX_CONTENT_LENGTH", problems);
+        let expiry = vars.positive_integer("LANGFUSE_S3_MEDIA_DOWNLOAD_URL_EXPIRY_SECONDS", problems);
         Some(Self {
             max_content_length: max?,
             url_expiry: std::time::Duration::from_secs(expiry?.min(604_800)),
@@ -324,7 +325,7 @@ pub struct AuthSettings {
 impl AuthSettings {
     pub(super) fn read(vars: &Vars) -> Self {
         Self {
-            salt: vars.string("SALT", "").into(),
+            salt: vars.string("SALT").into(),
             admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
         }
     }
@@ -345,7 +346,7 @@ pub struct LogSettings {
 
 impl LogSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
-        let format = vars.optional_choice(
+        let format = vars.choice(
             "LANGFUSE_LOG_FORMAT",
             &[LogFormat::Text, LogFormat::Json],
             |f| match f {
@@ -354,9 +355,6 @@ impl LogSettings {
             },
             problems,
         )?;
-        Some(Self {
-            filter: vars.string("LANGFUSE_LOG_LEVEL", "info"),
-            format: format.unwrap_or(LogFormat::Text),
-        })
+        Some(Self { filter: vars.string("LANGFUSE_LOG_LEVEL"), format })
     }
 }

@@ -3,7 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use deploy_check::Env;
-use domain::config::{Config, OtelBehaviour, Role, WriteMode};
+use domain::config::{CONFIG_FILE, Config, OtelBehaviour, Role, Setting, WriteMode};
 
 /// Health endpoint of web (README, "API surface"): 200 `{"status":"OK"}`.
 pub const WEB_HEALTH: &str = "/api/public/health";
@@ -61,6 +61,13 @@ pub fn default_ports() -> Ports {
 /// The settings one binary alone reads; every other setting is read (and validated) by both.
 pub fn only_read_by(name: &str) -> Option<Role> {
     (name == "LANGFUSE_OTEL_GRPC_PORT").then_some(Role::Web)
+}
+
+/// Whether the deployments set `setting`. `LANGFUSE_CONFIG_FILE` they leave out: compose and the
+/// chart configure through the environment (one env block, a ConfigMap), which a file would only
+/// duplicate, and a container would need the file mounted as well.
+pub fn deployed(setting: &Setting) -> bool {
+    setting.name != CONFIG_FILE
 }
 
 /// Settings whose value differs between web and worker on purpose.
