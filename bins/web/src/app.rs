@@ -10,7 +10,12 @@ use crate::state::AppState;
 
 /// Every route of the public API and the UI, ready to serve; tests drive it in-process.
 pub fn router(state: AppState) -> Router {
-    crate::api::routes().with_state(state)
+    crate::api::routes().0.with_state(state)
+}
+
+/// The OpenAPI document of every route [`router`] mounts.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    crate::api::routes().1
 }
 
 /// Serves HTTP and OTLP/gRPC until the shutdown token fires, then drains in-flight requests.

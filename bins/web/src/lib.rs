@@ -14,5 +14,5 @@ mod ingest;
 mod key_cache;
 mod state;
 
-pub use app::{router, serve};
+pub use app::{openapi, router, serve};
 pub use state::AppState;

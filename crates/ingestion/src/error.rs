@@ -102,7 +102,7 @@ impl IngestError {
 
     /// A store cannot be reached; the cause is logged, never shown.
     pub fn unavailable(cause: impl std::fmt::Display) -> Self {
-        tracing::error!(error = %cause, "cannot accept payload");
+        tracing::error!(error = %cause, "a store is unavailable");
         Self::new(ErrorKind::Unavailable, "Service Unavailable")
     }
 

@@ -3,6 +3,7 @@
 
 pub mod accept;
 pub mod batch;
+pub mod deletion;
 pub mod error;
 pub mod otel;
 pub mod process;

@@ -1,5 +1,6 @@
-//! The HTTP surface. Each submodule owns one resource; wire types (DTOs) live next to their
-//! handlers and convert from storage/domain types.
+//! The HTTP surface. Each submodule owns one resource: its handlers (extract, call a service crate,
+//! answer), their typed bodies, and its `routes()`, mounted through `utoipa_axum::routes!` so that
+//! every route is in the OpenAPI document (`openapi.rs`) as it is mounted.
 
 mod admin;
 mod batch;
@@ -10,6 +11,7 @@ mod datasets;
 mod health;
 mod media;
 mod models;
+pub mod openapi;
 mod otel;
 mod projects;
 mod prompts;
@@ -18,30 +20,46 @@ mod reads;
 mod score_configs;
 mod trace_deletion;
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::http::Uri;
+use axum::http::header::CONTENT_TYPE;
+use axum::routing::get;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::error::ApiError;
 use crate::state::AppState;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
+/// Every route, and the OpenAPI document that lists them.
+pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(health::routes())
         .merge(projects::routes())
         .merge(admin::routes())
         .merge(otel::routes())
         .merge(batch::routes())
-        .merge(reads::routes())
-        .merge(prompts::routes())
-        .merge(models::routes())
-        .merge(media::routes())
-        .merge(datasets::routes())
-        .merge(dataset_runs::routes())
-        .merge(comments::routes())
-        .merge(score_configs::routes())
+        .merge(reads::routes().into())
+        .merge(prompts::routes().into())
+        .merge(models::routes().into())
+        .merge(media::routes().into())
+        .merge(datasets::routes().into())
+        .merge(dataset_runs::routes().into())
+        .merge(comments::routes().into())
+        .merge(score_configs::routes().into())
         .merge(trace_deletion::routes())
+        .split_for_parts();
+    // Rendered once: the document does not change while the process runs.
+    let rendered: Arc<str> = doc.to_json().unwrap_or_else(|_| "{}".to_owned()).into();
+    let router = router
+        .route(
+            openapi::PATH,
+            get(move || async move { ([(CONTENT_TYPE, "application/json")], rendered.to_string()) }),
+        )
         .fallback(not_found)
-        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() });
+    (router, doc)
 }
 
 async fn not_found(uri: Uri) -> ApiError {

@@ -1,39 +1,46 @@
 //! `GET /api/public/projects`: the project of the presented key, as the SDKs' `auth_check()` reads it.
 
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::auth::ProjectAuth;
 use crate::state::AppState;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/public/projects", get(list))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list))
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct Projects {
     data: Vec<ProjectDto>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDto {
     id: String,
     name: String,
     organization: OrganizationDto,
+    #[schema(value_type = Object)]
     metadata: serde_json::Value,
     /// Omitted when unset, as upstream does.
     #[serde(skip_serializing_if = "Option::is_none")]
     retention_days: Option<i32>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 struct OrganizationDto {
     id: String,
     name: String,
 }
 
+#[utoipa::path(
+    get, path = "/api/public/projects", tag = "projects", security(("basicAuth" = [])),
+    responses((status = 200, body = Projects), (status = 401, body = super::openapi::ErrorBody))
+)]
 async fn list(ProjectAuth { project, .. }: ProjectAuth) -> Json<Projects> {
     Json(Projects {
         data: vec![ProjectDto {

@@ -27,7 +27,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/public/experiments", get(experiments))
         .route("/api/public/experiment-items", get(experiment_items))
         .route("/api/public/traces", get(traces))
-        .route("/api/public/traces/{id}", get(trace))
+        .route("/api/public/traces/{traceId}", get(trace))
         .route("/api/public/observations", get(observations))
         .route("/api/public/observations/{id}", get(observation))
         .route("/api/public/spans", get(spans))

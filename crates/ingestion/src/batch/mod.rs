@@ -62,7 +62,7 @@ pub enum BatchError {
 
 /// One event's entry in the 207 answer: `{id, status}` for a success, plus `message` and `error`
 /// for a failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct EventResult {
     pub id: String,
     pub status: u16,

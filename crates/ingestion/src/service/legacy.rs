@@ -20,7 +20,7 @@ use crate::batch::{
 use crate::error::{ErrorKind, IngestError};
 
 /// The 207 body of a batch: `{"successes": [...], "errors": [...]}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct BatchAnswer {
     pub successes: Vec<EventResult>,
     pub errors: Vec<EventResult>,
