@@ -72,6 +72,34 @@ pub trait ExperimentRecorder: Send + Sync {
     fn record<'a>(&'a self, links: &'a [ExperimentLink]) -> BoxFuture<'a, storage::Result<Linked>>;
 }
 
+/// What the consumer loop carries from one [`Processor::step`] to the next.
+pub struct Turn {
+    batch: Batch,
+    last_claim: Instant,
+}
+
+impl Turn {
+    /// A fresh loop, due to look for idle entries of other consumers at its first step.
+    pub fn new(claim_idle: Duration) -> Self {
+        let now = Instant::now();
+        Self { batch: Batch::default(), last_claim: now.checked_sub(claim_idle).unwrap_or(now) }
+    }
+
+    /// Queue entries read into the open batch and not yet flushed.
+    pub fn pending_entries(&self) -> usize {
+        self.batch.entries()
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stepped {
+    /// Queue entries read (claimed ones included).
+    pub read: usize,
+    /// Queue entries whose rows were inserted and acknowledged.
+    pub flushed: usize,
+}
+
 /// Payloads prepared concurrently (blob reads and decoding overlap).
 const PREPARE_CONCURRENCY: usize = 8;
 const READ_COUNT: usize = 64;
@@ -87,46 +115,56 @@ impl Processor {
             }
         }
         tracing::info!(consumer = %this.consumer, "ingestion processor started");
-        let mut batch = Batch::default();
-        this.finish_own_pending(&mut batch, &shutdown).await;
-        let mut last_claim = Instant::now() - this.settings.claim_idle;
+        let mut turn = Turn::new(this.settings.claim_idle);
+        this.finish_own_pending(&mut turn.batch, &shutdown).await;
         loop {
             this.heartbeat.beat();
             if shutdown.is_cancelled() {
                 // Best effort: what is not flushed stays pending and is processed after restart.
-                this.flush(&mut batch, &shutdown).await;
+                this.flush(&mut turn.batch, &shutdown).await;
                 tracing::info!("ingestion processor stopped");
                 return;
             }
-            let wait = match batch.age() {
-                None => Duration::from_secs(1),
-                Some(age) => this.settings.flush_interval.saturating_sub(age).max(Duration::from_millis(1)),
-            };
-            let mut deliveries = match this.queue.read(&this.consumer, READ_COUNT, wait).await {
-                Ok(deliveries) => deliveries,
-                Err(error) => {
-                    tracing::warn!(%error, "cannot read the ingestion queue; retrying");
-                    let _ = sleep_or_shutdown(Duration::from_secs(1), &shutdown).await;
-                    continue;
-                }
-            };
-            if last_claim.elapsed() >= this.settings.claim_idle / 2 {
-                last_claim = Instant::now();
-                match this.queue.claim_stale(&this.consumer, this.settings.claim_idle, READ_COUNT).await {
-                    Ok(claimed) if !claimed.is_empty() => {
-                        tracing::info!(entries = claimed.len(), "took over unfinished ingestion entries");
-                        deliveries.extend(claimed);
-                    }
-                    Ok(_) => {}
-                    Err(error) => tracing::warn!(%error, "cannot claim stale ingestion entries"),
-                }
+            this.step(&mut turn, &shutdown).await;
+        }
+    }
+
+    /// One turn of the consumer loop, the unit tests drive: reads what is queued (waiting at most
+    /// until the open batch is due), takes over entries other consumers left idle when it is time,
+    /// turns payloads into rows, and flushes when the batch is full or due.
+    pub async fn step(self: &Arc<Self>, turn: &mut Turn, shutdown: &CancellationToken) -> Stepped {
+        let wait = match turn.batch.age() {
+            None => Duration::from_secs(1),
+            Some(age) => self.settings.flush_interval.saturating_sub(age).max(Duration::from_millis(1)),
+        };
+        let mut deliveries = match self.queue.read(&self.consumer, READ_COUNT, wait).await {
+            Ok(deliveries) => deliveries,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the ingestion queue; retrying");
+                let _ = sleep_or_shutdown(Duration::from_secs(1), shutdown).await;
+                return Stepped::default();
             }
-            this.prepare_all(deliveries, &mut batch).await;
-            let due = batch.age().is_some_and(|age| age >= this.settings.flush_interval);
-            if batch.rows() >= this.settings.batch_max_rows || due {
-                this.flush(&mut batch, &shutdown).await;
+        };
+        if turn.last_claim.elapsed() >= self.settings.claim_idle / 2 {
+            turn.last_claim = Instant::now();
+            match self.queue.claim_stale(&self.consumer, self.settings.claim_idle, READ_COUNT).await {
+                Ok(claimed) if !claimed.is_empty() => {
+                    tracing::info!(entries = claimed.len(), "took over unfinished ingestion entries");
+                    deliveries.extend(claimed);
+                }
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "cannot claim stale ingestion entries"),
             }
         }
+        let read = deliveries.len();
+        self.prepare_all(deliveries, &mut turn.batch).await;
+        let due = turn.batch.age().is_some_and(|age| age >= self.settings.flush_interval);
+        let mut flushed = 0;
+        if turn.batch.rows() >= self.settings.batch_max_rows || due {
+            flushed = turn.batch.entries();
+            self.flush(&mut turn.batch, shutdown).await;
+        }
+        Stepped { read, flushed }
     }
 
     /// Re-processes what this consumer had read before a restart, until none is left.
