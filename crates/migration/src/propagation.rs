@@ -13,7 +13,7 @@ use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{PropagationSettings, WriteMode};
-use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{ClickHouse, Work};
 
 use crate::columns::{EVENT_COLUMNS, NO_EXPERIMENT, ObservationMapping, Source, Version, traces_near};
 use crate::lease;
@@ -176,6 +176,7 @@ impl Propagation {
             .bind(&partition_id)
             .bind(&self.settings.exclude_project_ids)
             .with_setting("max_insert_threads", self.settings.max_insert_threads.to_string())
+            .with_setting("max_execution_time", Work::Bulk.timeout().as_secs().to_string())
             .with_setting("type_json_skip_duplicated_paths", "1")
             .execute()
             .await?;

@@ -70,6 +70,9 @@ impl From<::clickhouse::error::Error> for Error {
         use ::clickhouse::error::Error as E;
         let kind = match &e {
             E::Network(_) | E::TimedOut => ErrorKind::Unavailable,
+            // The server gave up on a statement past its `max_execution_time`: retrying later may
+            // succeed, as with a client-side timeout.
+            E::BadResponse(text) if text.contains("Code: 159.") => ErrorKind::Unavailable,
             E::RowNotFound => ErrorKind::NotFound,
             _ => ErrorKind::Internal,
         };

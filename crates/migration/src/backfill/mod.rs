@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use domain::config::{BackfillSettings, MigrationSettings, WriteMode};
 use storage::background_migrations::{self as steps, BackgroundMigration, StepStatus};
-use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{ClickHouse, Work};
 
 use crate::keyset::Condition;
 use crate::lease::{self, HeldLease};
@@ -277,13 +277,14 @@ impl<'a> StepRun<'a> {
             || self.budget.is_some_and(|budget| self.chunks_this_pass >= budget)
     }
 
-    /// A query with the backfill's memory cap and the given binds.
+    /// A query with the backfill's memory cap, the time bound of a bulk copy, and the given binds.
     fn query(&self, sql: &str, binds: &[String]) -> clickhouse::query::Query {
         let mut query = self
             .clickhouse()
             .client()
             .query(sql)
             .with_setting("max_memory_usage", self.settings().max_memory_bytes.to_string())
+            .with_setting("max_execution_time", Work::Bulk.timeout().as_secs().to_string())
             .with_setting("type_json_skip_duplicated_paths", "1");
         for value in binds {
             query = query.bind(value);

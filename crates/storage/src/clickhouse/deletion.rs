@@ -9,7 +9,7 @@
 
 use crate::Result;
 
-use super::ClickHouse;
+use super::{ClickHouse, Work};
 
 /// Each table and the column that names a row's trace.
 const TRACE_TABLES: &[(&str, &str)] = &[
@@ -30,13 +30,13 @@ pub async fn delete_traces(ch: &ClickHouse, project_id: &str, trace_ids: &[Strin
     }
     for (table, column) in TRACE_TABLES {
         // lightweight_deletes_sync = 2: the statement returns when every replica has applied it.
-        ch.client()
+        let delete = ch
+            .client()
             .query(&format!("DELETE FROM {table} WHERE project_id = ? AND {column} IN ?"))
             .bind(project_id)
             .bind(trace_ids)
-            .with_setting("lightweight_deletes_sync", "2")
-            .execute()
-            .await?;
+            .with_setting("lightweight_deletes_sync", "2");
+        ch.bounded(Work::Write, table, delete.execute()).await?;
     }
     Ok(())
 }

@@ -1,15 +1,13 @@
 //! `events_full` rows: the ClickHouse shape of `domain::event::Event`. `events_core` is filled
 //! from it by the materialized view, never written directly.
 
-use std::time::Duration;
-
 use clickhouse::Row;
 use serde::Serialize;
 
 use domain::event::{Decimal12, Event};
 
-use super::ClickHouse;
-use crate::{Error, ErrorKind, Result};
+use super::{ClickHouse, Work};
+use crate::Result;
 
 /// Field names are column names; columns left out (MATERIALIZED, ALIAS, the evaluator and skills
 /// defaults) are computed by the server.
@@ -181,10 +179,6 @@ impl<'a> From<&'a Event> for EventRow<'a> {
     }
 }
 
-/// How long one insert may take before the caller treats ClickHouse as unavailable and retries.
-const INSERT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Inserts events in one request (the caller batches: ClickHouse wants few, large inserts).
 pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
     if events.is_empty() {
         return Ok(());
@@ -196,8 +190,5 @@ pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
         }
         insert.end().await
     };
-    match tokio::time::timeout(INSERT_TIMEOUT, work).await {
-        Ok(result) => result.map_err(Error::from),
-        Err(_) => Err(Error::new(ErrorKind::Unavailable, "clickhouse insert into events_full timed out")),
-    }
+    ch.bounded(Work::Write, "events_full", work).await
 }

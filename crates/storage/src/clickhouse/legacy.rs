@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use clickhouse::{Row, RowOwned, RowWrite};
+use clickhouse::Row;
 use serde::{Deserialize, Serialize};
 
 use domain::event::{Decimal12, Level, ObservationType};
 use domain::legacy::{ObservationRecord, ScoreRecord, TraceRecord};
 
-use super::ClickHouse;
+use super::{ClickHouse, Work, newest_versions};
 use crate::Result;
 
 #[derive(Debug, Clone, Row, Serialize, Deserialize)]
@@ -310,26 +310,12 @@ impl<'a> From<&'a ScoreRecord> for ScoreRow<'a> {
     }
 }
 
-/// Rows are collected first: an iterator borrowing the records would have to live across the
-/// awaits, which makes the future not `Send` for every lifetime.
-async fn insert<T: RowOwned + RowWrite>(ch: &ClickHouse, table: &str, rows: Vec<T>) -> Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut insert = ch.client().insert::<T>(table).await?;
-    for row in rows {
-        insert.write(&row).await?;
-    }
-    insert.end().await?;
-    Ok(())
-}
-
 pub async fn insert_traces(ch: &ClickHouse, traces: &[TraceRecord]) -> Result<()> {
-    insert(ch, "traces", traces.iter().map(TraceRow::from).collect()).await
+    ch.insert_rows("traces", traces.iter().map(TraceRow::from).collect()).await
 }
 
 pub async fn insert_observations(ch: &ClickHouse, observations: &[ObservationRecord]) -> Result<()> {
-    insert(ch, "observations", observations.iter().map(ObservationRow::from).collect()).await
+    ch.insert_rows("observations", observations.iter().map(ObservationRow::from).collect()).await
 }
 
 /// Stages observations for the propagation job, partitioned by when they were first seen.
@@ -340,38 +326,40 @@ pub async fn insert_staging(
 ) -> Result<()> {
     let rows =
         observations.iter().map(|o| StagingRow::new(ObservationRow::from(o), first_seen_millis)).collect();
-    insert(ch, "observations_batch_staging", rows).await
+    ch.insert_rows("observations_batch_staging", rows).await
 }
 
 pub async fn insert_scores(ch: &ClickHouse, scores: &[ScoreRecord]) -> Result<()> {
     if scores.is_empty() {
         return Ok(());
     }
-    let mut insert = ch.client().insert::<ScoreRow<'_>>("scores").await?;
-    for score in scores {
-        insert.write(&ScoreRow::from(score)).await?;
-    }
-    insert.end().await?;
-    Ok(())
+    let insert = async {
+        let mut insert = ch.client().insert::<ScoreRow<'_>>("scores").await?;
+        for score in scores {
+            insert.write(&ScoreRow::from(score)).await?;
+        }
+        insert.end().await
+    };
+    ch.bounded(Work::Write, "scores", insert).await
 }
 
 /// Deletes a score as the replacing merge understands it: a copy of its newest version with
 /// `is_deleted = 1` and a newer version. `false` when the project has no such live score.
 pub async fn delete_score(ch: &ClickHouse, project_id: &str, id: &str, now_millis: i64) -> Result<bool> {
-    let live: u64 = ch
+    let query = ch
         .client()
         .query(
             "SELECT count() FROM (SELECT is_deleted FROM scores WHERE project_id = ? AND id = ? \
              ORDER BY event_ts DESC LIMIT 1) WHERE is_deleted = 0",
         )
         .bind(project_id)
-        .bind(id)
-        .fetch_one()
-        .await?;
+        .bind(id);
+    let live: u64 = ch.bounded(Work::Read, "scores", query.fetch_one()).await?;
     if live == 0 {
         return Ok(false);
     }
-    ch.client()
+    let copy = ch
+        .client()
         .query(
             "INSERT INTO scores SELECT * REPLACE (1 AS is_deleted, fromUnixTimestamp64Milli(?) AS event_ts, \
              fromUnixTimestamp64Milli(?) AS updated_at) FROM scores WHERE project_id = ? AND id = ? \
@@ -380,9 +368,8 @@ pub async fn delete_score(ch: &ClickHouse, project_id: &str, id: &str, now_milli
         .bind(now_millis)
         .bind(now_millis)
         .bind(project_id)
-        .bind(id)
-        .execute()
-        .await?;
+        .bind(id);
+    ch.bounded(Work::Write, "scores", copy.execute()).await?;
     Ok(true)
 }
 
@@ -391,13 +378,9 @@ pub async fn existing_traces(ch: &ClickHouse, project_id: &str, ids: &[String]) 
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<TraceRow> = ch
-        .client()
-        .query("SELECT ?fields FROM traces WHERE project_id = ? AND id IN ? ORDER BY event_ts DESC LIMIT 1 BY id")
-        .bind(project_id)
-        .bind(ids)
-        .fetch_all()
-        .await?;
+    let sql = newest_versions("?fields", "traces", "project_id = ? AND id IN ?", "id");
+    let query = ch.client().query(&sql).bind(project_id).bind(ids);
+    let rows: Vec<TraceRow> = ch.bounded(Work::Read, "traces", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(TraceRecord::from).collect())
 }
 
@@ -410,14 +393,8 @@ pub async fn existing_observations(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<ObservationRow> = ch
-        .client()
-        .query(
-            "SELECT ?fields FROM observations WHERE project_id = ? AND id IN ? ORDER BY event_ts DESC LIMIT 1 BY id",
-        )
-        .bind(project_id)
-        .bind(ids)
-        .fetch_all()
-        .await?;
+    let sql = newest_versions("?fields", "observations", "project_id = ? AND id IN ?", "id");
+    let query = ch.client().query(&sql).bind(project_id).bind(ids);
+    let rows: Vec<ObservationRow> = ch.bounded(Work::Read, "observations", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(ObservationRecord::from).collect())
 }

@@ -4,6 +4,7 @@ mod deletion;
 mod events;
 pub mod legacy;
 mod migrations;
+mod statements;
 
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use crate::Result;
 pub use deletion::delete_traces;
 pub use events::{EventRow, insert_events};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
+pub use statements::{Work, newest_versions};
 
 #[derive(Clone)]
 pub struct ClickHouse {
@@ -40,7 +42,12 @@ impl ClickHouse {
             .with_user(&settings.user)
             .with_password(settings.password.expose_secret());
         Self {
-            client: server.clone().with_database(&settings.database),
+            // Every statement carries the server-side bound of a request; bulk copies raise it
+            // (`Work::Bulk`), and `bounded` adds the client-side one.
+            client: server
+                .clone()
+                .with_database(&settings.database)
+                .with_setting("max_execution_time", Work::Read.timeout().as_secs().to_string()),
             server,
             database: settings.database.clone(),
             cluster: settings.cluster.clone(),

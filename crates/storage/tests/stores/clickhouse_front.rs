@@ -133,3 +133,30 @@ async fn failed_insert_with_a_large_body_reports_the_server_error() {
     // The connection pool is still usable afterwards.
     ch.check().await.unwrap();
 }
+
+/// Both time bounds end a statement as "unavailable" (the caller retries): the server's
+/// `max_execution_time`, set on every statement, and the client's, for a server that stops answering.
+#[tokio::test]
+async fn a_statement_past_its_bound_is_unavailable() {
+    let db = TestClickHouse::create().await;
+    let ch = ClickHouse::connect(&db.settings());
+    let endless = ch
+        .client()
+        .query("SELECT count() FROM numbers(100000000000)")
+        .with_setting("max_execution_time", "1");
+    let started = std::time::Instant::now();
+    let error =
+        ch.bounded(storage::clickhouse::Work::Read, "numbers", endless.fetch_one::<u64>()).await.unwrap_err();
+    assert!(error.is_unavailable(), "server-side timeout: {error}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the server stopped it: {:?}",
+        started.elapsed()
+    );
+
+    let slow = ch.client().query("SELECT sleep(3)").with_setting("max_execution_time", "10");
+    let limit = std::time::Duration::from_millis(500);
+    let error = ch.bounded_by(limit, "read", "sleep", slow.fetch_one::<u8>()).await.unwrap_err();
+    assert!(error.is_unavailable(), "client-side timeout: {error}");
+    assert!(error.to_string().contains("timed out after 500 ms"), "{error}");
+}
