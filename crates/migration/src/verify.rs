@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{ClickHouse, Work};
 
 const SAMPLE: usize = 10;
 
@@ -106,7 +106,11 @@ fn checks() -> Vec<Check> {
 fn prepare(ch: &ClickHouse, template: &str, project: Option<&str>) -> clickhouse::query::Query {
     let filter = if project.is_some() { "AND project_id = ?" } else { "" };
     let sql = template.replace("{propagated}", PROPAGATED).replace("{p}", filter);
-    let mut query = ch.client().query(&sql);
+    // Whole-table comparisons: bounded as a bulk copy, not as a request.
+    let mut query = ch
+        .client()
+        .query(&sql)
+        .with_setting("max_execution_time", Work::Bulk.timeout().as_secs().to_string());
     if let Some(project) = project {
         for _ in 0..sql.matches('?').count() {
             query = query.bind(project);
