@@ -12,13 +12,13 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use domain::config::Config;
 use ingestion::process::Heartbeat;
-use service::{Stores, check_dependencies};
+use migration::propagation_health::PropagationHealth;
+use service::{DependencyReport, Stores, check_dependencies};
 
 #[derive(Clone)]
 pub struct HealthState {
@@ -37,9 +37,39 @@ impl HealthState {
 /// insert retries beat too.
 const STALLED_AFTER: Duration = Duration::from_secs(60);
 
-async fn live(State(state): State<HealthState>) -> (StatusCode, Json<Value>) {
+/// The body of `/api/live`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Liveness {
+    last_heartbeat_seconds_ago: u64,
+}
+
+/// The body of `/api/health`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Readiness {
+    /// `OK`, or why the worker is not ready.
+    status: &'static str,
+    version: &'static str,
+    write_mode: &'static str,
+    /// Accepted payloads not yet written (`null` when Redis cannot say): what an operator watches
+    /// during an outage.
+    ingestion_backlog: Option<u64>,
+    dependencies: DependencyReport,
+    event_propagation: PropagationReport,
+}
+
+/// The propagation verdict, or why it could not be had.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PropagationReport {
+    Checked(PropagationHealth),
+    Failed { error: String },
+}
+
+async fn live(State(state): State<HealthState>) -> (StatusCode, Json<Liveness>) {
     let age = state.heartbeat.age();
-    let body = json!({ "lastHeartbeatSecondsAgo": age.as_secs() });
+    let body = Liveness { last_heartbeat_seconds_ago: age.as_secs() };
     if age > STALLED_AFTER {
         tracing::error!(seconds = age.as_secs(), "ingestion loop has not turned; liveness fails");
         (StatusCode::SERVICE_UNAVAILABLE, Json(body))
@@ -59,7 +89,7 @@ struct HealthParams {
 async fn health(
     State(state): State<HealthState>,
     Query(params): Query<HealthParams>,
-) -> (StatusCode, Json<Value>) {
+) -> (StatusCode, Json<Readiness>) {
     let dependencies = Box::pin(check_dependencies(&state.stores)).await;
     let mut ok = dependencies.all_ok();
     let mut status = if ok { "OK" } else { "Dependencies unavailable" };
@@ -69,28 +99,24 @@ async fn health(
                 ok = false;
                 status = "Event propagation stuck";
             }
-            serde_json::to_value(health).unwrap_or(Value::Null)
+            PropagationReport::Checked(health)
         }
-        Err(error) => json!({ "error": error.to_string() }),
+        Err(error) => PropagationReport::Failed { error: error.to_string() },
     };
-    // Accepted payloads not yet written: what an operator watches during an outage.
-    let backlog = state.stores.ingestion_queue().depth().await.ok();
-    let body = json!({
-        "status": status,
-        "version": env!("CARGO_PKG_VERSION"),
-        "writeMode": state.config.migration.write_mode.as_str(),
-        "ingestionBacklog": backlog,
-        "dependencies": dependencies,
-        "eventPropagation": propagation,
-    });
+    let body = Readiness {
+        status,
+        version: env!("CARGO_PKG_VERSION"),
+        write_mode: state.config.migration.write_mode.as_str(),
+        ingestion_backlog: state.stores.ingestion_queue().depth().await.ok(),
+        dependencies,
+        event_propagation: propagation,
+    };
     let status = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body))
 }
 
 /// Bounded like the dependency checks: a hung store must not hang the probe.
-async fn propagation_health(
-    state: &HealthState,
-) -> anyhow::Result<migration::propagation_health::PropagationHealth> {
+async fn propagation_health(state: &HealthState) -> anyhow::Result<PropagationHealth> {
     let check = migration::propagation_health::check(
         &state.stores.clickhouse,
         &state.stores.postgres,
