@@ -83,14 +83,38 @@ class Engine:
                     pass
 
     def insert(self, head, fmt, pieces):
+        before = self.error_counts()
         ins = self.session.send_insert(head, fmt)
         try:
             for piece in coalesce(pieces):
                 ins.append(piece)
-            return ins.finish()
+            done = ins.finish()
         except BaseException:
             ins.cancel()
             raise
+        # chdb's streaming insert can lose a failure of the write itself (too many partitions for
+        # one block, a materialized view that throws): finish() reports rows written that never
+        # land. The engine still counts the exception in system.errors, and nothing else runs
+        # while the lock is held, so a count that moved during this insert is its failure.
+        failed = self.raised_since(before)
+        if failed is not None:
+            raise failed
+        return done
+
+    def error_counts(self):
+        res = self.session.query("SELECT code, value FROM system.errors WHERE remote = 0", "TabSeparated")
+        return dict(line.split("\t") for line in res.bytes().decode().splitlines() if line)
+
+    def raised_since(self, before):
+        res = self.session.query(
+            "SELECT code, value, name, last_error_message FROM system.errors WHERE remote = 0 "
+            "ORDER BY last_error_time DESC", "TabSeparated")
+        for line in res.bytes().decode().splitlines():
+            code, value, name, message = line.split("\t", 3)
+            if value != before.get(code):
+                text = message.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\").rstrip(".")
+                return ChError(int(code), text, name)
+        return None
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -223,6 +223,25 @@ class ChFrontTest(unittest.TestCase):
         self.assertIsNotNone(result[1].getheader("X-ClickHouse-Exception-Code"))
         self.assertEqual(self.sql("SELECT 1"), b"1\n")
 
+    def test_a_write_the_engine_refuses_is_an_error_not_a_200(self):
+        """Every failed streamed insert answers as a server does; nothing lands, and the next insert works."""
+        self.sql("CREATE TABLE IF NOT EXISTS monthly (t DateTime, x UInt32) ENGINE = MergeTree "
+                 "PARTITION BY toYYYYMM(t) ORDER BY t")
+        months = "".join(f"{2000 + m // 12}-{m % 12 + 1:02d}-01 00:00:00\t{m}\n" for m in range(101)).encode()
+        for body in (months, iter([months[:1000], months[1000:]])):  # one piece, and chunked
+            self.assert_ch_error(self.request("POST", "/?query=INSERT%20INTO%20monthly%20FORMAT%20TSV", body,
+                                              conn=self.conn), 500, 252)
+        self.assertEqual(self.sql("SELECT count() FROM monthly"), b"0\n")
+        self.assert_ch_error(self.request("POST", "/?query=INSERT%20INTO%20monthly%20FORMAT%20RowBinary",
+                                          b"\x01\x02", conn=self.conn), 500, 33)
+        self.assert_ch_error(self.request("POST", "/?query=INSERT%20INTO%20monthly%20(nope)%20FORMAT%20TSV",
+                                          b"1\n", conn=self.conn), 500, 16)
+        hundred = months[:months.index(b"2008-05-01")]  # 100 months: within the limit
+        status, _, body = self.request("POST", "/?query=INSERT%20INTO%20monthly%20FORMAT%20TSV", hundred,
+                                       conn=self.conn)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(self.sql("SELECT count() FROM monthly"), b"100\n")
+
     def test_insert_with_data_in_body(self):
         """curl-style: `INSERT … FORMAT X` and its data together in the body, no query parameter."""
         self.sql("CREATE TABLE IF NOT EXISTS curl_rows (id UInt64, s String) ENGINE = MergeTree ORDER BY id")

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use domain::event::{Decimal12, Event};
 
+use super::partitions::month_parts;
 use super::{ClickHouse, Work};
 use crate::Result;
 
@@ -179,10 +180,21 @@ impl<'a> From<&'a Event> for EventRow<'a> {
     }
 }
 
+/// Events spread over more months than one insert may touch go in several (`partitions`).
 pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
     if events.is_empty() {
         return Ok(());
     }
+    for part in month_parts(events, |event| event.start_time) {
+        insert_event_rows(ch, part.into_iter()).await?;
+    }
+    Ok(())
+}
+
+async fn insert_event_rows<'e>(
+    ch: &ClickHouse,
+    events: impl Iterator<Item = &'e Event> + Send,
+) -> Result<()> {
     let work = async {
         let mut insert = ch.client().insert::<EventRow<'_>>("events_full").await?;
         for event in events {

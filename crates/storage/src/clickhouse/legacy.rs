@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use domain::event::{Decimal12, Level, ObservationType};
 use domain::legacy::{ObservationRecord, ScoreRecord, TraceRecord};
 
+use super::partitions::month_parts;
 use super::{ClickHouse, Work, newest_versions};
 use crate::Result;
 
@@ -310,12 +311,20 @@ impl<'a> From<&'a ScoreRecord> for ScoreRow<'a> {
     }
 }
 
+/// Traces, in as many inserts as their months need (`partitions`).
 pub async fn insert_traces(ch: &ClickHouse, traces: &[TraceRecord]) -> Result<()> {
-    ch.insert_rows("traces", traces.iter().map(TraceRow::from).collect()).await
+    for part in month_parts(traces, |trace| trace.timestamp.saturating_mul(1000)) {
+        ch.insert_rows("traces", part.into_iter().map(TraceRow::from).collect()).await?;
+    }
+    Ok(())
 }
 
+/// Observations, in as many inserts as their months need (`partitions`).
 pub async fn insert_observations(ch: &ClickHouse, observations: &[ObservationRecord]) -> Result<()> {
-    ch.insert_rows("observations", observations.iter().map(ObservationRow::from).collect()).await
+    for part in month_parts(observations, |observation| observation.start_time.saturating_mul(1000)) {
+        ch.insert_rows("observations", part.into_iter().map(ObservationRow::from).collect()).await?;
+    }
+    Ok(())
 }
 
 /// Stages observations for the propagation job, partitioned by when they were first seen.
@@ -333,14 +342,17 @@ pub async fn insert_scores(ch: &ClickHouse, scores: &[ScoreRecord]) -> Result<()
     if scores.is_empty() {
         return Ok(());
     }
-    let insert = async {
-        let mut insert = ch.client().insert::<ScoreRow<'_>>("scores").await?;
-        for score in scores {
-            insert.write(&ScoreRow::from(score)).await?;
-        }
-        insert.end().await
-    };
-    ch.bounded(Work::Write, "scores", insert).await
+    for part in month_parts(scores, |score| score.timestamp.saturating_mul(1000)) {
+        let insert = async {
+            let mut insert = ch.client().insert::<ScoreRow<'_>>("scores").await?;
+            for score in part {
+                insert.write(&ScoreRow::from(score)).await?;
+            }
+            insert.end().await
+        };
+        ch.bounded(Work::Write, "scores", insert).await?;
+    }
+    Ok(())
 }
 
 /// Deletes a score as the replacing merge understands it: a copy of its newest version with

@@ -4,6 +4,7 @@ mod deletion;
 mod events;
 pub mod legacy;
 mod migrations;
+mod partitions;
 mod statements;
 
 use std::time::Duration;
