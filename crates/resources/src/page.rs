@@ -48,7 +48,7 @@ mod tests {
         let request = PageRequest { page: 2, limit: 10 };
         let page = Page::new(vec![1], &request, 21);
         let expected = request.meta(21);
-        assert_eq!(serde_json::to_value(&page.meta).unwrap(), expected);
+        assert_eq!(serde_json::to_value(page.meta).unwrap(), expected);
         assert_eq!(Page::<u8>::new(vec![], &request, 0).meta.total_pages, 0);
     }
 }

@@ -100,3 +100,59 @@ pub struct DatasetRunItem {
     pub created_at: String,
     pub updated_at: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn dataset() -> Dataset {
+        Dataset {
+            id: "d".into(),
+            name: "qa".into(),
+            description: None,
+            metadata: None,
+            input_schema: None,
+            expected_output_schema: None,
+            project_id: "p".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: "2026-01-01T00:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn unset_values_are_null_and_v1_lists_sit_beside_the_datasets_keys() {
+        let body = serde_json::to_value(DatasetWithItemIds {
+            dataset: dataset(),
+            items: vec!["i".into()],
+            runs: vec![],
+        })
+        .unwrap();
+        assert_eq!(body["metadata"], json!(null));
+        assert!(body.get("inputSchema").is_some() && body.get("description").is_some(), "{body}");
+        assert_eq!((&body["name"], &body["items"], &body["runs"]), (&json!("qa"), &json!(["i"]), &json!([])));
+    }
+
+    #[test]
+    fn an_item_without_media_lists_none() {
+        let item = DatasetItem {
+            id: "i".into(),
+            status: "ACTIVE".into(),
+            input: None,
+            expected_output: Some(json!(4)),
+            metadata: None,
+            source_trace_id: None,
+            source_observation_id: None,
+            dataset_id: "d".into(),
+            dataset_name: "qa".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: "2026-01-01T00:00:01.000Z".into(),
+            version: "2026-01-01T00:00:01.000Z".into(),
+            media_references: vec![],
+        };
+        let body = serde_json::to_value(item).unwrap();
+        assert_eq!((&body["input"], &body["expectedOutput"]), (&json!(null), &json!(4)));
+        assert_eq!((&body["sourceTraceId"], &body["mediaReferences"]), (&json!(null), &json!([])));
+    }
+}

@@ -65,3 +65,48 @@ pub struct PromptMeta {
     /// The newest matching version's config.
     pub last_config: Value,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn prompt(resolution_graph: Option<ResolutionGraph>) -> Prompt {
+        Prompt {
+            id: "id".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: "2026-01-01T00:00:00.000Z".into(),
+            project_id: "p".into(),
+            created_by: "API".into(),
+            name: "greeting".into(),
+            version: 2,
+            kind: "text".into(),
+            prompt: json!("Hi {{name}}"),
+            config: json!({}),
+            labels: vec!["latest".into()],
+            tags: vec![],
+            commit_message: None,
+            is_active: None,
+            resolution_graph,
+        }
+    }
+
+    #[test]
+    fn unset_keys_are_null_and_the_graph_only_appears_when_resolved() {
+        let body = serde_json::to_value(prompt(None)).unwrap();
+        assert_eq!(body["type"], "text");
+        assert_eq!((&body["commitMessage"], &body["isActive"]), (&json!(null), &json!(null)));
+        assert!(body.get("isActive").is_some() && body.get("resolutionGraph").is_none(), "{body}");
+        let node = PromptNode { id: "b".into(), name: "base".into(), version: 1 };
+        let graph = ResolutionGraph {
+            root: PromptNode { id: "id".into(), name: "greeting".into(), version: 2 },
+            dependencies: BTreeMap::from([("id".to_owned(), vec![node])]),
+        };
+        let body = serde_json::to_value(prompt(Some(graph))).unwrap();
+        assert_eq!(
+            body["resolutionGraph"]["dependencies"]["id"][0],
+            json!({"id": "b", "name": "base", "version": 1})
+        );
+    }
+}
