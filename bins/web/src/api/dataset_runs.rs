@@ -104,7 +104,8 @@ async fn list_run_items(
     Ok(Json(datasets::list_run_items(pool, mode, &auth.project.id, &params(query)).await?))
 }
 
-/// The body is taken as any JSON and read by `resources` past the write-mode gate.
+// The body is taken as any JSON and read by `resources` past the write-mode gate, so
+// `events_only` answers its 404 whatever the body.
 #[utoipa::path(
     post, path = "/api/public/dataset-run-items", operation_id = "datasetRunItems_create",
     tag = "dataset-run-items", security(("basicAuth" = [])),

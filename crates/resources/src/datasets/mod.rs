@@ -2,8 +2,8 @@
 //! (so `version` lists are exact), and the runs that link items to the traces that ran them.
 //!
 //! Runs and run items are the v3 experiment model: each run item is also written to ClickHouse
-//! `dataset_run_items_rmt`, which the v4 backfill (M4) turns into experiment spans. The web layer
-//! answers the run endpoints only while the v3 tables are written (spec 4.1).
+//! `dataset_run_items_rmt`, which the v4 backfill (M4) turns into experiment spans. The run
+//! endpoints answer only while the v3 tables are written (spec 4.1; `runs_served`).
 
 mod body;
 mod clickhouse;

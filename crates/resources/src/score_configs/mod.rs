@@ -1,6 +1,6 @@
 //! Score configs (`/api/public/score-configs`): the schema of a kind of score — its data type, the
-//! range of a NUMERIC score, the categories of a CATEGORICAL one — and, at ingestion, the check that
-//! a score naming a config by `configId` fits it ([`ScoreConfigs::fit`]).
+//! range of a NUMERIC score, the categories of a CATEGORICAL one. Whether a score naming a config by
+//! `configId` fits it is `domain::score_config`'s rule, checked at ingestion.
 
 mod definition;
 mod write;
@@ -12,10 +12,7 @@ use utoipa::ToSchema;
 use reads::Params;
 use reads::params::PageRequest;
 
-pub use domain::score_config::{
-    CATEGORY_VALUE_KEY, Category, DataType, Misfit, ScoreConfig, ScoreConfigs, check, fit,
-};
-pub use storage::score_configs::lookup;
+pub use domain::score_config::{Category, DataType, ScoreConfig};
 use storage::score_configs::{COLUMNS, StoredConfig};
 pub use write::{NewScoreConfig, ScoreConfigPatch, create, update};
 
