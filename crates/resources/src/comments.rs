@@ -2,9 +2,9 @@
 //! observations, sessions or prompts. Written once, never edited through the public API.
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
+use utoipa::ToSchema;
 
 use reads::Params;
 use reads::exists::{Object, exists};
@@ -12,7 +12,7 @@ use reads::params::PageRequest;
 use storage::clickhouse::ClickHouse;
 
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Page, Result};
 
 /// What a comment can be attached to (the SDK's `CommentObjectType`).
 pub const OBJECT_TYPES: [&str; 4] = ["TRACE", "OBSERVATION", "SESSION", "PROMPT"];
@@ -21,15 +21,38 @@ pub const OBJECT_TYPES: [&str; 4] = ["TRACE", "OBSERVATION", "SESSION", "PROMPT"
 pub const MAX_CONTENT_CHARS: usize = 5000;
 
 /// The body of `POST /api/public/comments` (the SDK's `CreateCommentRequest`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewComment {
+    /// Must be the project of the API key.
     pub project_id: String,
+    /// `TRACE`, `OBSERVATION`, `SESSION` or `PROMPT`.
     pub object_type: String,
     pub object_id: String,
+    /// At most 5000 characters.
     pub content: String,
     #[serde(default)]
     pub author_user_id: Option<String>,
+}
+
+/// The SDK's `Comment`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Comment {
+    pub id: String,
+    pub project_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub object_type: String,
+    pub object_id: String,
+    pub content: String,
+    pub author_user_id: Option<String>,
+}
+
+/// The answer to `POST /api/public/comments` (the SDK's `CreateCommentResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CreatedComment {
+    pub id: String,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -48,18 +71,17 @@ const COLUMNS: &str =
     "id, project_id, object_type, object_id, content, author_user_id, created_at, updated_at";
 
 impl StoredComment {
-    /// The SDK's `Comment`.
-    fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "projectId": self.project_id,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.updated_at),
-            "objectType": self.object_type,
-            "objectId": self.object_id,
-            "content": self.content,
-            "authorUserId": self.author_user_id,
-        })
+    fn into_body(self) -> Comment {
+        Comment {
+            id: self.id,
+            project_id: self.project_id,
+            created_at: timestamp(&self.created_at),
+            updated_at: timestamp(&self.updated_at),
+            object_type: self.object_type,
+            object_id: self.object_id,
+            content: self.content,
+            author_user_id: self.author_user_id,
+        }
     }
 }
 
@@ -124,7 +146,12 @@ async fn object_exists(
 /// `POST /api/public/comments`: `{"id"}` of the new comment; 404 when the object it names is not in
 /// the project (or not yet: ingestion is asynchronous, so a client commenting on a trace it has
 /// just sent may have to retry).
-pub async fn create(pool: &PgPool, clickhouse: &ClickHouse, project: &str, new: NewComment) -> Result<Value> {
+pub async fn create(
+    pool: &PgPool,
+    clickhouse: &ClickHouse,
+    project: &str,
+    new: NewComment,
+) -> Result<CreatedComment> {
     let kind = validate(project, &new)?;
     if !object_exists(pool, clickhouse, project, kind, &new.object_id).await? {
         return Err(Error::not_found(format!("No {kind} with id `{}` in this project", new.object_id)));
@@ -142,16 +169,16 @@ pub async fn create(pool: &PgPool, clickhouse: &ClickHouse, project: &str, new: 
     .bind(new.author_user_id.filter(|author| !author.is_empty()))
     .execute(pool)
     .await?;
-    Ok(json!({ "id": id }))
+    Ok(CreatedComment { id })
 }
 
 /// `GET /api/public/comments/{commentId}`.
-pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Comment> {
     let sql = format!("SELECT {COLUMNS} FROM comments WHERE project_id = $1 AND id = $2");
     let comment: Option<StoredComment> =
         sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
     comment
-        .map(|comment| comment.to_json())
+        .map(StoredComment::into_body)
         .ok_or_else(|| Error::not_found("Comment not found within authorized project"))
 }
 
@@ -162,14 +189,15 @@ const FILTER: &str = "project_id = $1 AND ((($2::text IS NULL OR object_type = $
                       AND ($4::text IS NULL OR author_user_id = $4)";
 
 /// `GET /api/public/comments?objectType=&objectId=&authorUserId=&page=&limit=`, newest first.
-/// `root_of_trace` is the trace when the asked observation is a trace's root: in the v4 model a
-/// trace's comments belong to its root observation (spec §1.4), so they are listed with it.
+/// An observation that is a trace's root also lists its trace's comments: in the v4 model a
+/// trace's comments belong to its root observation (spec §1.4). Legacy mode writes no events, so
+/// only virtual `t-` roots are recognised there.
 pub async fn list(
     pool: &PgPool,
+    clickhouse: &ClickHouse,
     project: &str,
     params: &Params,
-    root_of_trace: Option<String>,
-) -> Result<Value> {
+) -> Result<Page<Comment>> {
     let page = PageRequest::parse(params)?;
     let kind = params.get("objectType").map(object_type).transpose()?;
     let object_id = params.string("objectId");
@@ -178,6 +206,12 @@ pub async fn list(
         return Err(Error::bad_request("`objectId` needs `objectType`: ids are unique per object type only"));
     }
     let author = params.string("authorUserId");
+    let root_of_trace = match (kind, &object_id) {
+        (Some("OBSERVATION"), Some(id)) => {
+            reads::observations::root_of_trace(clickhouse, project, id).await?
+        }
+        _ => None,
+    };
 
     let (total,): (i64,) =
         sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM comments WHERE {FILTER}")))
@@ -201,8 +235,7 @@ pub async fn list(
         .bind(page.offset())
         .fetch_all(pool)
         .await?;
-    let data: Vec<Value> = comments.iter().map(StoredComment::to_json).collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    Ok(Page::new(comments.into_iter().map(StoredComment::into_body).collect(), &page, total))
 }
 
 #[cfg(test)]

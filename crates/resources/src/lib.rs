@@ -2,17 +2,23 @@
 //! part 1): prompts, datasets, comments, score configs, models and media records.
 //!
 //! Each module takes parsed request bodies and query parameters, applies the resource's rules in a
-//! transaction where several rows must change together, and answers with the JSON body the SDKs
-//! parse. Every query is scoped by project id: a key of one project never reaches another's rows.
+//! transaction where several rows must change together, and answers with the typed body the SDKs
+//! parse (`Serialize` for the wire, `ToSchema` for the OpenAPI document web serves), so a change of
+//! shape is a change of type. Every query is scoped by project id: a key of one project never reaches another's rows.
 
 pub mod comments;
 pub mod datasets;
 pub mod media;
 pub mod models;
+mod page;
 pub mod prompts;
 pub mod score_configs;
 
 use reads::ReadError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use page::{Page, PageMeta};
 
 /// Why a request on a resource could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +32,16 @@ pub enum Error {
     /// The request conflicts with what is stored (a 409).
     #[error("{0}")]
     Conflict(String),
+    /// The body is not the JSON the endpoint takes; the parser's words say where (a 400 whose
+    /// `error` carries them, as upstream's validation errors do).
+    #[error("Invalid request data: {0}")]
+    InvalidBody(String),
+    /// A signed media URL that does not open what it names, or no longer does (a 403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// More bytes than were announced (a 413).
+    #[error("{0}")]
+    TooLarge(String),
     #[error(transparent)]
     Storage(#[from] storage::Error),
 }
@@ -61,6 +77,12 @@ impl From<ReadError> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The answer of an endpoint that has nothing to return but that it did it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Message {
+    pub message: &'static str,
+}
 
 /// Instants in every resource body: RFC 3339 in UTC with milliseconds, as upstream answers.
 pub fn timestamp(at: &chrono::DateTime<chrono::Utc>) -> String {

@@ -5,21 +5,22 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sqlx::PgPool;
 use sqlx::types::Json;
+use utoipa::ToSchema;
 
 use reads::Params;
 use reads::params::PageRequest;
 
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Message, Page, Result};
 
 const UNITS: [&str; 6] = ["CHARACTERS", "TOKENS", "MILLISECONDS", "SECONDS", "IMAGES", "REQUESTS"];
 
 #[derive(sqlx::FromRow)]
-struct Model {
+struct StoredModel {
     id: String,
     project_id: Option<String>,
     model_name: String,
@@ -36,40 +37,81 @@ const COLUMNS: &str = "id, project_id, model_name, match_pattern, start_date, un
 /// The caller's own definitions and the built-in ones.
 const VISIBLE: &str = "(project_id = $1 OR project_id IS NULL)";
 
-impl Model {
-    /// The SDKs' Model: flat prices (deprecated but still read) and the same prices as the one
-    /// default pricing tier.
-    fn to_json(&self) -> Value {
-        let prices = &self.prices.0;
-        let per_type: Map<String, Value> =
-            prices.iter().map(|(kind, price)| (kind.clone(), json!({ "price": price }))).collect();
-        json!({
-            "id": self.id,
-            "modelName": self.model_name,
-            "matchPattern": self.match_pattern,
-            "startDate": self.start_date.as_ref().map(timestamp),
-            "unit": self.unit,
-            "inputPrice": prices.get("input"),
-            "outputPrice": prices.get("output"),
-            "totalPrice": prices.get("total"),
-            "tokenizerId": self.tokenizer_id,
-            "tokenizerConfig": self.tokenizer_config.as_ref().map(|c| &c.0),
-            "isLangfuseManaged": self.project_id.is_none(),
-            "createdAt": timestamp(&self.created_at),
-            "prices": per_type,
-            "pricingTiers": [{
-                "id": format!("{}-default", self.id),
-                "name": "Standard",
-                "isDefault": true,
-                "priority": 0,
-                "conditions": [],
-                "prices": prices,
+/// The SDKs' `Model`: flat prices (deprecated but still read) and the same prices as the one
+/// default pricing tier.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Model {
+    pub id: String,
+    pub model_name: String,
+    /// The regular expression matched against a generation's model name.
+    pub match_pattern: String,
+    pub start_date: Option<String>,
+    /// `TOKENS`, `CHARACTERS`, `MILLISECONDS`, `SECONDS`, `IMAGES` or `REQUESTS`.
+    pub unit: String,
+    /// USD per input unit (deprecated: see `prices`).
+    pub input_price: Option<f64>,
+    pub output_price: Option<f64>,
+    pub total_price: Option<f64>,
+    pub tokenizer_id: Option<String>,
+    pub tokenizer_config: Option<Value>,
+    /// A built-in definition, shared by every project and read-only.
+    pub is_langfuse_managed: bool,
+    pub created_at: String,
+    /// USD per unit, by usage type.
+    pub prices: BTreeMap<String, ModelPrice>,
+    /// One default tier carrying the same prices (conditional tiers are not supported).
+    pub pricing_tiers: Vec<PricingTier>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ModelPrice {
+    pub price: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PricingTier {
+    pub id: String,
+    pub name: &'static str,
+    pub is_default: bool,
+    pub priority: i32,
+    /// Always empty: the default tier has no conditions.
+    pub conditions: Vec<Value>,
+    pub prices: BTreeMap<String, f64>,
+}
+
+impl StoredModel {
+    fn into_body(self) -> Model {
+        let prices = self.prices.0;
+        Model {
+            model_name: self.model_name,
+            match_pattern: self.match_pattern,
+            start_date: self.start_date.as_ref().map(timestamp),
+            unit: self.unit,
+            input_price: prices.get("input").copied(),
+            output_price: prices.get("output").copied(),
+            total_price: prices.get("total").copied(),
+            tokenizer_id: self.tokenizer_id,
+            tokenizer_config: self.tokenizer_config.map(|config| config.0),
+            is_langfuse_managed: self.project_id.is_none(),
+            created_at: timestamp(&self.created_at),
+            prices: prices.iter().map(|(kind, price)| (kind.clone(), ModelPrice { price: *price })).collect(),
+            pricing_tiers: vec![PricingTier {
+                id: format!("{}-default", self.id),
+                name: "Standard",
+                is_default: true,
+                priority: 0,
+                conditions: Vec::new(),
+                prices,
             }],
-        })
+            id: self.id,
+        }
     }
 }
 
-pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /models?page=&limit=`: the project's own definitions first, then the built-in ones.
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<Model>> {
     let page = PageRequest::parse(params)?;
     let (total,): (i64,) =
         sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM models WHERE {VISIBLE}")))
@@ -80,25 +122,26 @@ pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value
         "SELECT {COLUMNS} FROM models WHERE {VISIBLE} \
          ORDER BY project_id IS NULL, model_name, start_date DESC NULLS LAST, id LIMIT $2 OFFSET $3"
     );
-    let models: Vec<Model> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let models: Vec<StoredModel> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
         .bind(page.limit)
         .bind(page.offset())
         .fetch_all(pool)
         .await?;
-    let data: Vec<Value> = models.iter().map(Model::to_json).collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    Ok(Page::new(models.into_iter().map(StoredModel::into_body).collect(), &page, total))
 }
 
-pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+/// `GET /models/{id}`: one of the project's own definitions or a built-in one.
+pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Model> {
     let sql = format!("SELECT {COLUMNS} FROM models WHERE id = $2 AND {VISIBLE}");
-    let model: Option<Model> =
+    let model: Option<StoredModel> =
         sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
-    model.map(|m| m.to_json()).ok_or_else(|| Error::not_found("Model not found"))
+    model.map(StoredModel::into_body).ok_or_else(|| Error::not_found("Model not found"))
 }
 
-/// Only a project's own definitions can be deleted; a built-in one is overridden instead.
-pub async fn delete(pool: &PgPool, project: &str, id: &str) -> Result<()> {
+/// `DELETE /models/{id}`. Only a project's own definitions can be deleted; a built-in one is
+/// overridden instead.
+pub async fn delete(pool: &PgPool, project: &str, id: &str) -> Result<Message> {
     let deleted = sqlx::query("DELETE FROM models WHERE id = $1 AND project_id = $2")
         .bind(id)
         .bind(project)
@@ -106,7 +149,7 @@ pub async fn delete(pool: &PgPool, project: &str, id: &str) -> Result<()> {
         .await?
         .rows_affected();
     if deleted == 1 {
-        return Ok(());
+        return Ok(Message { message: "Model successfully deleted" });
     }
     let built_in: Option<(String,)> =
         sqlx::query_as("SELECT id FROM models WHERE id = $1 AND project_id IS NULL")
@@ -121,8 +164,9 @@ pub async fn delete(pool: &PgPool, project: &str, id: &str) -> Result<()> {
     }
 }
 
-/// The body of `POST /models`.
-#[derive(Debug, Deserialize)]
+/// The body of `POST /models` (the SDKs' `CreateModelRequest`): flat prices or one default
+/// pricing tier.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewModel {
     pub model_name: String,
@@ -145,7 +189,7 @@ pub struct NewModel {
     pub tokenizer_config: Option<Value>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewPricingTier {
     #[serde(default)]
@@ -186,7 +230,8 @@ fn prices_of(new: &NewModel) -> Result<BTreeMap<String, f64>> {
     Ok(prices)
 }
 
-pub async fn create(pool: &PgPool, project: &str, new: NewModel) -> Result<Value> {
+/// `POST /models`: the new definition.
+pub async fn create(pool: &PgPool, project: &str, new: NewModel) -> Result<Model> {
     if new.model_name.trim().is_empty() {
         return Err(Error::bad_request("`modelName` must not be empty"));
     }
@@ -201,7 +246,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewModel) -> Result<Value
         "INSERT INTO models (id, project_id, model_name, match_pattern, start_date, unit, prices, tokenizer_id, tokenizer_config) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {COLUMNS}"
     );
-    let model: Model = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let model: StoredModel = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(project)
         .bind(&new.model_name)
@@ -213,5 +258,5 @@ pub async fn create(pool: &PgPool, project: &str, new: NewModel) -> Result<Value
         .bind(new.tokenizer_config.as_ref().map(Json))
         .fetch_one(pool)
         .await?;
-    Ok(model.to_json())
+    Ok(model.into_body())
 }

@@ -34,6 +34,11 @@ impl From<resources::Error> for ApiError {
             resources::Error::Conflict(message) => {
                 ApiError::new(axum::http::StatusCode::CONFLICT, message, "LangfuseConflictError")
             }
+            resources::Error::InvalidBody(detail) => {
+                ApiError::bad_request("Invalid request data").with_detail(detail)
+            }
+            resources::Error::Forbidden(message) => ApiError::forbidden(message),
+            resources::Error::TooLarge(message) => ApiError::payload_too_large(message),
             resources::Error::Storage(error) => error.into(),
         }
     }

@@ -1,84 +1,129 @@
-//! Dataset runs and run items (`/api/public/datasets/{name}/runs…`, `/api/public/dataset-run-items`):
-//! the v3 experiment model. They answer while the v3 tables are written (`legacy`, `dual`) and are
-//! 404 with upstream's message in `events_only` (spec 4.1), where experiments go through OTLP and
-//! the experiments API instead.
+//! Dataset runs and run items (`/api/public/datasets/{datasetName}/runs…`,
+//! `/api/public/dataset-run-items`), the v3 experiment model: thin handlers over
+//! `resources::datasets`, which answers 404 in the `events_only` write mode (spec 4.1).
 
+use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use reads::gate;
-use resources::datasets::{self, NewRunItem};
+use resources::datasets::{self, DatasetRun, DatasetRunItem, DatasetRunWithItems, NewRunItem};
+use resources::{Message, Page};
 
 use super::body::JsonBody;
-use super::query::params;
+use super::openapi::ErrorBody;
+use super::query::{PageQuery, params};
 use crate::auth::ProjectAuth;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-type Reply = Result<Json<Value>, ApiError>;
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/public/datasets/{name}/runs", get(list_runs))
-        .route("/api/public/datasets/{name}/runs/{run}", get(fetch_run).delete(delete_run))
-        .route("/api/public/dataset-run-items", get(list_run_items).post(create_run_item))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_runs))
+        .routes(routes!(fetch_run, delete_run))
+        .routes(routes!(list_run_items, create_run_item))
 }
 
-/// The write-mode gate every handler here passes before it touches a store.
-fn open(state: &AppState) -> Result<(), ApiError> {
-    Ok(gate::legacy(state.config.migration.write_mode)?)
-}
-
+#[utoipa::path(
+    get, path = "/api/public/datasets/{datasetName}/runs", operation_id = "datasets_getRuns",
+    tag = "datasets", security(("basicAuth" = [])),
+    params(("datasetName" = String, Path, description = "URL-encoded"), PageQuery),
+    responses(
+        (status = 200, body = Page<DatasetRun>), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "No such dataset, or the `events_only` write mode")
+    )
+)]
 async fn list_runs(
     State(state): State<AppState>,
     auth: ProjectAuth,
     Path(name): Path<String>,
     RawQuery(query): RawQuery,
-) -> Reply {
-    open(&state)?;
-    Ok(Json(datasets::list_runs(&state.stores.postgres, &auth.project.id, &name, &params(query)).await?))
+) -> Result<Json<Page<DatasetRun>>, ApiError> {
+    let (pool, mode) = (&state.stores.postgres, state.config.migration.write_mode);
+    Ok(Json(datasets::list_runs(pool, mode, &auth.project.id, &name, &params(query)).await?))
 }
 
+#[utoipa::path(
+    get, path = "/api/public/datasets/{datasetName}/runs/{runName}", operation_id = "datasets_getRun",
+    tag = "datasets", security(("basicAuth" = [])),
+    params(("datasetName" = String, Path), ("runName" = String, Path)),
+    responses(
+        (status = 200, body = DatasetRunWithItems), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "No such run, or the `events_only` write mode")
+    )
+)]
 async fn fetch_run(
     State(state): State<AppState>,
     auth: ProjectAuth,
     Path((name, run)): Path<(String, String)>,
-) -> Reply {
-    open(&state)?;
-    Ok(Json(datasets::get_run(&state.stores.postgres, &auth.project.id, &name, &run).await?))
+) -> Result<Json<DatasetRunWithItems>, ApiError> {
+    let (pool, mode) = (&state.stores.postgres, state.config.migration.write_mode);
+    Ok(Json(datasets::get_run(pool, mode, &auth.project.id, &name, &run).await?))
 }
 
+#[utoipa::path(
+    delete, path = "/api/public/datasets/{datasetName}/runs/{runName}", operation_id = "datasets_deleteRun",
+    tag = "datasets", security(("basicAuth" = [])),
+    params(("datasetName" = String, Path), ("runName" = String, Path)),
+    responses(
+        (status = 200, body = Message), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "No such run, or the `events_only` write mode"),
+        (status = 503, body = ErrorBody)
+    )
+)]
 async fn delete_run(
     State(state): State<AppState>,
     auth: ProjectAuth,
     Path((name, run)): Path<(String, String)>,
-) -> Reply {
-    open(&state)?;
-    let stores = &state.stores;
-    Ok(Json(datasets::delete_run(&stores.postgres, &stores.clickhouse, &auth.project.id, &name, &run).await?))
+) -> Result<Json<Message>, ApiError> {
+    let (stores, mode) = (&state.stores, state.config.migration.write_mode);
+    let deleted =
+        datasets::delete_run(&stores.postgres, &stores.clickhouse, mode, &auth.project.id, &name, &run)
+            .await?;
+    Ok(Json(deleted))
 }
 
+#[utoipa::path(
+    get, path = "/api/public/dataset-run-items", operation_id = "datasetRunItems_list",
+    tag = "dataset-run-items", security(("basicAuth" = [])),
+    params(("datasetId" = String, Query), ("runName" = String, Query), PageQuery),
+    responses(
+        (status = 200, body = Page<DatasetRunItem>), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "No such run, or the `events_only` write mode")
+    )
+)]
 async fn list_run_items(
     State(state): State<AppState>,
     auth: ProjectAuth,
     RawQuery(query): RawQuery,
-) -> Reply {
-    open(&state)?;
-    Ok(Json(datasets::list_run_items(&state.stores.postgres, &auth.project.id, &params(query)).await?))
+) -> Result<Json<Page<DatasetRunItem>>, ApiError> {
+    let (pool, mode) = (&state.stores.postgres, state.config.migration.write_mode);
+    Ok(Json(datasets::list_run_items(pool, mode, &auth.project.id, &params(query)).await?))
 }
 
-/// The body's shape is checked after the gate, so `events_only` answers its 404 to any JSON body,
-/// as upstream's route-level rejection does.
+// The body is taken as any JSON and read by `resources` past the write-mode gate, so
+// `events_only` answers its 404 whatever the body.
+#[utoipa::path(
+    post, path = "/api/public/dataset-run-items", operation_id = "datasetRunItems_create",
+    tag = "dataset-run-items", security(("basicAuth" = [])),
+    request_body = NewRunItem,
+    responses(
+        (status = 200, body = DatasetRunItem), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "No such item or observation, or the `events_only` write mode"),
+        (status = 503, body = ErrorBody)
+    )
+)]
 async fn create_run_item(
     State(state): State<AppState>,
     auth: ProjectAuth,
     JsonBody(body): JsonBody<Value>,
-) -> Reply {
-    open(&state)?;
-    let new: NewRunItem = serde_json::from_value(body)
-        .map_err(|error| ApiError::bad_request("Invalid request data").with_detail(error.to_string()))?;
-    let stores = &state.stores;
-    Ok(Json(datasets::create_run_item(&stores.postgres, &stores.clickhouse, &auth.project.id, new).await?))
+) -> Result<Json<DatasetRunItem>, ApiError> {
+    let (stores, mode) = (&state.stores, state.config.migration.write_mode);
+    let item =
+        datasets::create_run_item(&stores.postgres, &stores.clickhouse, mode, &auth.project.id, body).await?;
+    Ok(Json(item))
 }

@@ -3,21 +3,25 @@
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::PgPool;
+use utoipa::ToSchema;
 
 use reads::Params;
 use reads::params::PageRequest;
 
-use super::dataset_row::{COLUMNS, Dataset, find, find_row};
+use super::body::{Dataset, DatasetWithItemIds, DatasetWithItems};
+use super::dataset_row::{COLUMNS, DatasetRow, find, find_row};
 use super::items;
 use super::schema::ItemSchemas;
 use super::{NOW, present, require_name, stored};
-use crate::{Error, Result};
+use crate::media::Urls;
+use crate::{Error, Page, Result};
 
-/// The body of `POST /v2/datasets` (and v1). On an existing name, absent or null `description`
-/// and `metadata` keep what is stored; the schemas are replaced when sent, cleared when null.
-#[derive(Debug, Deserialize)]
+/// The body of `POST /v2/datasets` (and v1; the SDKs' `CreateDatasetRequest`). On an existing
+/// name, absent or null `description` and `metadata` keep what is stored; the schemas are replaced
+/// when sent, cleared when null.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewDataset {
     pub name: String,
@@ -31,7 +35,7 @@ pub struct NewDataset {
     pub expected_output_schema: Option<Value>,
 }
 
-async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dataset> {
+async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<DatasetRow> {
     require_name("name", &new.name)?;
     // Compiling refuses an invalid schema, with what is wrong.
     let new_schemas = ItemSchemas::compile(new.input_schema.as_ref(), new.expected_output_schema.as_ref())?;
@@ -75,25 +79,23 @@ async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dat
 }
 
 /// `POST /v2/datasets`: creates the dataset, or updates the one with that name.
-pub async fn upsert(pool: &PgPool, project: &str, new: NewDataset) -> Result<Value> {
-    Ok(upsert_row(pool, project, new).await?.to_json())
+pub async fn upsert(pool: &PgPool, project: &str, new: NewDataset) -> Result<Dataset> {
+    Ok(upsert_row(pool, project, new).await?.to_body())
 }
 
 /// `POST /datasets` (v1): as v2, with the v1 object's `items` and `runs` (empty, as upstream).
-pub async fn upsert_v1(pool: &PgPool, project: &str, new: NewDataset) -> Result<Value> {
-    let mut body = upsert(pool, project, new).await?;
-    body["items"] = json!([]);
-    body["runs"] = json!([]);
-    Ok(body)
+pub async fn upsert_v1(pool: &PgPool, project: &str, new: NewDataset) -> Result<DatasetWithItemIds> {
+    let dataset = upsert(pool, project, new).await?;
+    Ok(DatasetWithItemIds { dataset, items: Vec::new(), runs: Vec::new() })
 }
 
 /// `GET /v2/datasets/{datasetName}`.
-pub async fn get(pool: &PgPool, project: &str, name: &str) -> Result<Value> {
-    Ok(find(pool, project, name).await?.to_json())
+pub async fn get(pool: &PgPool, project: &str, name: &str) -> Result<Dataset> {
+    Ok(find(pool, project, name).await?.to_body())
 }
 
 /// One page of datasets, newest first, and the count of all of them.
-async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<Dataset>, u64)> {
+async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<DatasetRow>, i64)> {
     let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM datasets WHERE project_id = $1")
         .bind(project)
         .fetch_one(pool)
@@ -107,15 +109,14 @@ async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<D
         .bind(page.offset())
         .fetch_all(pool)
         .await?;
-    Ok((datasets, u64::try_from(total).unwrap_or_default()))
+    Ok((datasets, total))
 }
 
-/// `GET /v2/datasets`.
-pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /v2/datasets?page=&limit=`.
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<Dataset>> {
     let request = PageRequest::parse(params)?;
     let (datasets, total) = page(pool, project, &request).await?;
-    let data: Vec<Value> = datasets.iter().map(Dataset::to_json).collect();
-    Ok(json!({ "data": data, "meta": request.meta(total) }))
+    Ok(Page::new(datasets.iter().map(DatasetRow::to_body).collect(), &request, total))
 }
 
 /// `(dataset id, value)` rows grouped by dataset id, in query order.
@@ -144,8 +145,8 @@ async fn run_names(
     Ok(grouped(rows))
 }
 
-/// `GET /datasets` (v1): each dataset with its active items' ids and its runs' names.
-pub async fn list_v1(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /datasets?page=&limit=` (v1): each dataset with its active items' ids and its runs' names.
+pub async fn list_v1(pool: &PgPool, project: &str, params: &Params) -> Result<Page<DatasetWithItemIds>> {
     let request = PageRequest::parse(params)?;
     let (datasets, total) = page(pool, project, &request).await?;
     let ids: Vec<String> = datasets.iter().map(|d| d.id.clone()).collect();
@@ -159,25 +160,26 @@ pub async fn list_v1(pool: &PgPool, project: &str, params: &Params) -> Result<Va
     .await?;
     let mut items = grouped(items);
     let mut runs = run_names(pool, project, &ids).await?;
-    let data: Vec<Value> = datasets
+    let data = datasets
         .iter()
-        .map(|dataset| {
-            let mut body = dataset.to_json();
-            body["items"] = json!(items.remove(&dataset.id).unwrap_or_default());
-            body["runs"] = json!(runs.remove(&dataset.id).unwrap_or_default());
-            body
+        .map(|dataset| DatasetWithItemIds {
+            dataset: dataset.to_body(),
+            items: items.remove(&dataset.id).unwrap_or_default(),
+            runs: runs.remove(&dataset.id).unwrap_or_default(),
         })
         .collect();
-    Ok(json!({ "data": data, "meta": request.meta(total) }))
+    Ok(Page::new(data, &request, total))
 }
 
-/// `GET /datasets/{datasetName}` (v1): the dataset with its active items in full and its runs' names.
-pub async fn get_v1(pool: &PgPool, project: &str, name: &str) -> Result<Value> {
+/// `GET /datasets/{datasetName}` (v1): the dataset with its active items in full (with their
+/// media, URLs for this caller) and its runs' names.
+pub async fn get_v1(pool: &PgPool, project: &str, name: &str, urls: &Urls<'_>) -> Result<DatasetWithItems> {
     let dataset = find(pool, project, name).await?;
-    let items = super::items::current_active(pool, project, &dataset.id).await?;
+    let items = items::current_active(pool, project, &dataset.id).await?;
     let mut runs = run_names(pool, project, std::slice::from_ref(&dataset.id)).await?;
-    let mut body = dataset.to_json();
-    body["items"] = Value::Array(items.iter().map(super::items::ItemVersion::to_json).collect());
-    body["runs"] = json!(runs.remove(&dataset.id).unwrap_or_default());
-    Ok(body)
+    Ok(DatasetWithItems {
+        items: items::with_media(pool, project, items, urls).await?,
+        runs: runs.remove(&dataset.id).unwrap_or_default(),
+        dataset: dataset.to_body(),
+    })
 }

@@ -4,7 +4,7 @@
 //! the same run and run item a v3 SDK would have created, so the deprecated run reads, and the v4
 //! backfill that enriches spans from run items, see experiments of every SDK generation.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::PgPool;
 use storage::clickhouse::ClickHouse;
 
@@ -18,7 +18,8 @@ pub use domain::experiment::{ExperimentLink, Linked};
 
 /// The run item's id: derived from what it links, so a re-delivered payload finds its row.
 fn run_item_id(link: &ExperimentLink, run_id: &str) -> String {
-    sha256_hex(&json!([run_id, link.dataset_item_id, link.trace_id, link.observation_id]), 32)
+    let linked = [run_id, &link.dataset_item_id, &link.trace_id, &link.observation_id];
+    sha256_hex(&Value::from(linked.map(str::to_owned).to_vec()), 32)
 }
 
 /// Creates the run (by name, in the item's dataset) and the run item of every link, in PostgreSQL

@@ -4,14 +4,15 @@
 //! exactly what this list returns and does not filter by status itself.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 use sqlx::PgPool;
 
 use reads::Params;
 use reads::params::PageRequest;
 
-use super::items::{ItemVersion, SELECT, current_at};
-use crate::{Error, Result};
+use super::body::DatasetItem;
+use super::items::{ItemVersion, SELECT, current_at, with_media};
+use crate::media::Urls;
+use crate::{Error, Page, Result};
 
 /// `$1` project, `$2` dataset id, `$3` source trace, `$4` source observation, `$5` version.
 fn filter() -> String {
@@ -23,7 +24,13 @@ fn filter() -> String {
     )
 }
 
-pub async fn list_items(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /dataset-items?datasetName=&sourceTraceId=&sourceObservationId=&version=&page=&limit=`.
+pub async fn list_items(
+    pool: &PgPool,
+    project: &str,
+    params: &Params,
+    urls: &Urls<'_>,
+) -> Result<Page<DatasetItem>> {
     let page = PageRequest::parse(params)?;
     let version: Option<DateTime<Utc>> = params.datetime("version")?;
     let dataset_name = params.string("datasetName");
@@ -57,6 +64,5 @@ pub async fn list_items(pool: &PgPool, project: &str, params: &Params) -> Result
         .bind(page.offset())
         .fetch_all(pool)
         .await?;
-    let data: Vec<Value> = items.iter().map(ItemVersion::to_json).collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    Ok(Page::new(with_media(pool, project, items, urls).await?, &page, total))
 }

@@ -4,14 +4,17 @@
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgExecutor, PgPool};
+use utoipa::ToSchema;
 
+use super::body::DatasetItem;
 use super::schema::ItemSchemas;
 use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
+use crate::media::{self, Urls};
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Message, Result};
 
 /// One version of an item, with its dataset's name.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -44,29 +47,71 @@ pub(crate) fn current_at(placeholder: &str) -> String {
 }
 
 impl ItemVersion {
-    /// The DatasetItem object of the SDKs. `updatedAt` and `version` are when this version became
-    /// current. `mediaReferences` is filled by web (`media::attach`), which knows the URLs.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "status": self.status,
-            "input": shown(&self.input),
-            "expectedOutput": shown(&self.expected_output),
-            "metadata": shown(&self.metadata),
-            "sourceTraceId": self.source_trace_id,
-            "sourceObservationId": self.source_observation_id,
-            "datasetId": self.dataset_id,
-            "datasetName": self.dataset_name,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.valid_from),
-            "version": timestamp(&self.valid_from),
-            "mediaReferences": [],
-        })
+    /// The DatasetItem object of the SDKs, without its media (see [`with_media`]). `updatedAt`
+    /// and `version` are when this version became current.
+    fn into_body(self) -> DatasetItem {
+        DatasetItem {
+            input: shown(&self.input),
+            expected_output: shown(&self.expected_output),
+            metadata: shown(&self.metadata),
+            created_at: timestamp(&self.created_at),
+            updated_at: timestamp(&self.valid_from),
+            version: timestamp(&self.valid_from),
+            id: self.id,
+            status: self.status,
+            source_trace_id: self.source_trace_id,
+            source_observation_id: self.source_observation_id,
+            dataset_id: self.dataset_id,
+            dataset_name: self.dataset_name,
+            media_references: Vec::new(),
+        }
     }
 }
 
-/// The body of `POST /dataset-items`. On an existing id, absent or null fields keep their value.
-#[derive(Debug, Deserialize)]
+/// The items as the SDKs get them: each with the uploaded media it references, with download
+/// URLs for this caller.
+pub(crate) async fn with_media(
+    pool: &PgPool,
+    project: &str,
+    versions: Vec<ItemVersion>,
+    urls: &Urls<'_>,
+) -> Result<Vec<DatasetItem>> {
+    let mut items: Vec<DatasetItem> = versions.into_iter().map(ItemVersion::into_body).collect();
+    let found = items
+        .iter()
+        .map(|item| {
+            let fields = [
+                ("input", &item.input),
+                ("expectedOutput", &item.expected_output),
+                ("metadata", &item.metadata),
+            ];
+            fields
+                .into_iter()
+                .filter_map(|(field, value)| Some(media::find_in_field(field, value.as_ref()?)))
+                .flatten()
+                .collect()
+        })
+        .collect();
+    let references = media::references_of(pool, project, found, urls).await?;
+    for (item, references) in items.iter_mut().zip(references) {
+        item.media_references = references;
+    }
+    Ok(items)
+}
+
+async fn one_with_media(
+    pool: &PgPool,
+    project: &str,
+    version: ItemVersion,
+    urls: &Urls<'_>,
+) -> Result<DatasetItem> {
+    let mut items = with_media(pool, project, vec![version], urls).await?;
+    items.pop().ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))
+}
+
+/// The body of `POST /dataset-items` (the SDKs' `CreateDatasetItemRequest`). On an existing id,
+/// absent or null fields keep their value.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewItem {
     pub dataset_name: String,
@@ -82,6 +127,7 @@ pub struct NewItem {
     pub source_trace_id: Option<String>,
     #[serde(default)]
     pub source_observation_id: Option<String>,
+    /// `ACTIVE` (the default for a new item) or `ARCHIVED`.
     #[serde(default)]
     pub status: Option<String>,
 }
@@ -177,7 +223,7 @@ fn check_status(status: Option<&str>) -> Result<()> {
 /// `POST /dataset-items`: a new item (a fresh id when none is given), or the next version of the
 /// item with that id. An id that lives in another dataset of the project is refused with a 404,
 /// as upstream does.
-pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<Value> {
+pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem, urls: &Urls<'_>) -> Result<DatasetItem> {
     check_status(new.status.as_deref())?;
     if new.id.as_deref().is_some_and(|id| id.trim().is_empty()) {
         return Err(Error::bad_request("`id` must not be empty when given"));
@@ -233,18 +279,18 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem) -> Result<V
     let item =
         fetch_current(&mut *tx, project, &id).await?.ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))?;
     tx.commit().await?;
-    Ok(item.to_json())
+    one_with_media(pool, project, item, urls).await
 }
 
 /// `GET /dataset-items/{id}`: the current version, whatever its status.
-pub async fn get_item(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+pub async fn get_item(pool: &PgPool, project: &str, id: &str, urls: &Urls<'_>) -> Result<DatasetItem> {
     let item = fetch_current(pool, project, id).await?.ok_or_else(|| Error::not_found(ITEM_NOT_FOUND))?;
-    Ok(item.to_json())
+    one_with_media(pool, project, item, urls).await
 }
 
 /// `DELETE /dataset-items/{id}`: the item gets a deleted version, so it is gone from now on but
 /// still listed by a `version` before the deletion.
-pub async fn delete_item(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
+pub async fn delete_item(pool: &PgPool, project: &str, id: &str) -> Result<Message> {
     let mut tx = pool.begin().await?;
     lock_item(&mut tx, project, id).await?;
     let current = current(&mut tx, project, id).await?.filter(|c| !c.is_deleted);
@@ -269,7 +315,7 @@ pub async fn delete_item(pool: &PgPool, project: &str, id: &str) -> Result<Value
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(json!({ "message": "Dataset item successfully deleted" }))
+    Ok(Message { message: "Dataset item successfully deleted" })
 }
 
 /// The version of an item a run used: current, or the one current at `version`; active only.

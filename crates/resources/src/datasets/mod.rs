@@ -2,9 +2,10 @@
 //! (so `version` lists are exact), and the runs that link items to the traces that ran them.
 //!
 //! Runs and run items are the v3 experiment model: each run item is also written to ClickHouse
-//! `dataset_run_items_rmt`, which the v4 backfill (M4) turns into experiment spans. The web layer
-//! answers the run endpoints only while the v3 tables are written (spec 4.1).
+//! `dataset_run_items_rmt`, which the v4 backfill (M4) turns into experiment spans. The run
+//! endpoints answer only while the v3 tables are written (spec 4.1; `runs_served`).
 
+mod body;
 mod clickhouse;
 mod dataset;
 mod dataset_row;
@@ -20,6 +21,12 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use sqlx::types::Json;
 
+use domain::config::WriteMode;
+
+pub use body::{
+    Dataset, DatasetItem, DatasetRun, DatasetRunItem, DatasetRunWithItems, DatasetWithItemIds,
+    DatasetWithItems,
+};
 pub use dataset::{NewDataset, get, get_v1, list, list_v1, upsert, upsert_v1};
 pub use experiment_links::{ExperimentLink, Linked, link_experiment_items};
 pub use item_list::list_items;
@@ -54,8 +61,15 @@ fn stored(value: Option<Value>) -> Option<Json<Value>> {
 }
 
 /// A nullable JSONB column as it appears in a body: `null` when unset.
-fn shown(value: &Option<Json<Value>>) -> Value {
-    value.as_ref().map_or(Value::Null, |json| json.0.clone())
+fn shown(value: &Option<Json<Value>>) -> Option<Value> {
+    value.as_ref().map(|json| json.0.clone())
+}
+
+/// Runs and run items are the v3 experiment model: they answer while the v3 tables are written
+/// (`legacy`, `dual`) and are 404 with upstream's message in `events_only` (spec 4.1), where
+/// experiments go through OTLP and the experiments API instead.
+fn runs_served(mode: WriteMode) -> crate::Result<()> {
+    Ok(reads::gate::legacy(mode)?)
 }
 
 /// A required name (dataset, run): refused when empty or blank.

@@ -1,8 +1,8 @@
 //! A dataset run item as PostgreSQL stores it (joined with its run's name), and its SDK shape.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
+use super::body::DatasetRunItem;
 use crate::timestamp;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -18,17 +18,16 @@ pub(crate) struct RunItem {
 }
 
 impl RunItem {
-    /// The DatasetRunItem object of the SDKs.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "datasetRunId": self.dataset_run_id,
-            "datasetRunName": self.dataset_run_name,
-            "datasetItemId": self.dataset_item_id,
-            "traceId": self.trace_id,
-            "observationId": self.observation_id,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.updated_at),
-        })
+    pub fn into_body(self) -> DatasetRunItem {
+        DatasetRunItem {
+            id: self.id,
+            dataset_run_id: self.dataset_run_id,
+            dataset_run_name: self.dataset_run_name,
+            dataset_item_id: self.dataset_item_id,
+            trace_id: self.trace_id,
+            observation_id: self.observation_id,
+            created_at: timestamp(&self.created_at),
+            updated_at: timestamp(&self.updated_at),
+        }
     }
 }

@@ -2,20 +2,23 @@
 
 use chrono::{DateTime, SubsecRound, Utc};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
+use utoipa::ToSchema;
 
+use domain::config::WriteMode;
 use reads::params::{PageRequest, parse_datetime};
 use reads::{Params, ReadError};
 use storage::clickhouse::ClickHouse;
 
+use super::body::DatasetRunItem;
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::{ItemVersion, active_at};
 pub(crate) use super::run_item::RunItem;
-use super::{NOW, require_name};
+use super::{NOW, require_name, runs_served};
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Page, Result};
 
 const SELECT: &str = "SELECT i.id, i.dataset_run_id, r.name AS dataset_run_name, i.dataset_item_id, i.trace_id, \
     i.observation_id, i.created_at, i.updated_at \
@@ -41,8 +44,8 @@ pub(crate) async fn of_run(
         .await?)
 }
 
-/// The body of `POST /dataset-run-items`.
-#[derive(Debug, Deserialize)]
+/// The body of `POST /dataset-run-items` (the SDKs' `CreateDatasetRunItemRequest`).
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewRunItem {
     pub run_name: String,
@@ -75,7 +78,7 @@ fn run_metadata(metadata: Option<Value>, version: Option<DateTime<Utc>>) -> Opti
         Some(other) => Map::from_iter([("metadata".to_owned(), other)]),
     };
     if let Some(version) = version {
-        object.insert("dataset_version".to_owned(), json!(timestamp(&version)));
+        object.insert("dataset_version".to_owned(), Value::String(timestamp(&version)));
     }
     (!object.is_empty()).then_some(Value::Object(object))
 }
@@ -108,7 +111,8 @@ pub(crate) struct UpsertedRun {
 /// (first 16 hex digits of SHA-256 over the compact JSON array below), so a run created by
 /// `POST /dataset-run-items` and the experiment SDK 5 records from its spans are one and the same.
 pub fn run_id(project: &str, dataset_id: &str, run_name: &str) -> String {
-    sha256_hex(&json!(["langfuse-experiment-v1", project, dataset_id, run_name]), 16)
+    let named = ["langfuse-experiment-v1", project, dataset_id, run_name];
+    sha256_hex(&Value::from(named.map(str::to_owned).to_vec()), 16)
 }
 
 /// The first `digits` hex digits of SHA-256 over a value's compact JSON text: ids derived from
@@ -185,13 +189,19 @@ pub(crate) async fn insert_item(
 /// `POST /dataset-run-items`: links the item (as it is, or as it was at `datasetVersion`) to a
 /// trace in the run `runName`, in PostgreSQL and in ClickHouse. The ClickHouse row is written
 /// before PostgreSQL commits: a failed insert rolls the run item back, so the two never disagree
-/// about an item a client was told exists.
+/// about an item a client was told exists. The body (any JSON) is read as a [`NewRunItem`] only
+/// past the write-mode gate, so `events_only` answers its 404 to any body, as upstream's
+/// route-level rejection does.
 pub async fn create_run_item(
     pool: &PgPool,
     clickhouse: &ClickHouse,
+    mode: WriteMode,
     project: &str,
-    mut new: NewRunItem,
-) -> Result<Value> {
+    body: Value,
+) -> Result<DatasetRunItem> {
+    runs_served(mode)?;
+    let mut new: NewRunItem =
+        serde_json::from_value(body).map_err(|error| Error::InvalidBody(error.to_string()))?;
     require_name("runName", &new.run_name)?;
     new.trace_id = new.trace_id.take().filter(|id| !id.is_empty());
     new.observation_id = new.observation_id.take().filter(|id| !id.is_empty());
@@ -227,11 +237,18 @@ pub async fn create_run_item(
     let row = RunItemRow::new(project, &stored, &item, run.description, &run.metadata.0, run.created_at);
     insert_run_item(clickhouse, row).await?;
     tx.commit().await?;
-    Ok(stored.to_json())
+    Ok(stored.into_body())
 }
 
-/// `GET /dataset-run-items?datasetId=&runName=`: one page of the run's items, newest first.
-pub async fn list_run_items(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /dataset-run-items?datasetId=&runName=&page=&limit=`: one page of the run's items, newest
+/// first.
+pub async fn list_run_items(
+    pool: &PgPool,
+    mode: WriteMode,
+    project: &str,
+    params: &Params,
+) -> Result<Page<DatasetRunItem>> {
+    runs_served(mode)?;
     let page = PageRequest::parse(params)?;
     let (Some(dataset_id), Some(run_name)) = (params.string("datasetId"), params.string("runName")) else {
         return Err(Error::bad_request("`datasetId` and `runName` are both required"));
@@ -254,6 +271,5 @@ pub async fn list_run_items(pool: &PgPool, project: &str, params: &Params) -> Re
     .fetch_one(pool)
     .await?;
     let items = of_run(pool, project, &run_id, Some(&page)).await?;
-    let data: Vec<Value> = items.iter().map(RunItem::to_json).collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    Ok(Page::new(items.into_iter().map(RunItem::into_body).collect(), &page, total))
 }

@@ -2,18 +2,20 @@
 //! marks the run's rows in ClickHouse deleted).
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::{PgExecutor, PgPool};
 
+use domain::config::WriteMode;
 use reads::Params;
 use reads::params::PageRequest;
 use storage::clickhouse::ClickHouse;
 
-use super::RUN_NOT_FOUND;
+use super::body::{DatasetRun, DatasetRunWithItems};
 use super::run_item::RunItem;
+use super::{RUN_NOT_FOUND, runs_served};
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Message, Page, Result};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct Run {
@@ -33,18 +35,17 @@ pub(crate) const SELECT: &str = "SELECT r.id, r.dataset_id, d.name AS dataset_na
     FROM dataset_runs r JOIN datasets d ON d.project_id = r.project_id AND d.id = r.dataset_id";
 
 impl Run {
-    /// The DatasetRun object of the SDKs.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "metadata": self.metadata.0,
-            "datasetId": self.dataset_id,
-            "datasetName": self.dataset_name,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.updated_at),
-        })
+    fn into_body(self) -> DatasetRun {
+        DatasetRun {
+            id: self.id,
+            name: self.name,
+            description: self.description,
+            metadata: self.metadata.0,
+            dataset_id: self.dataset_id,
+            dataset_name: self.dataset_name,
+            created_at: timestamp(&self.created_at),
+            updated_at: timestamp(&self.updated_at),
+        }
     }
 }
 
@@ -60,8 +61,15 @@ async fn find<'e>(db: impl PgExecutor<'e>, project: &str, dataset_name: &str, ru
         .ok_or_else(|| Error::not_found(RUN_NOT_FOUND))
 }
 
-/// `GET /datasets/{datasetName}/runs`: newest first.
-pub async fn list_runs(pool: &PgPool, project: &str, dataset_name: &str, params: &Params) -> Result<Value> {
+/// `GET /datasets/{datasetName}/runs?page=&limit=`: newest first.
+pub async fn list_runs(
+    pool: &PgPool,
+    mode: WriteMode,
+    project: &str,
+    dataset_name: &str,
+    params: &Params,
+) -> Result<Page<DatasetRun>> {
+    runs_served(mode)?;
     let page = PageRequest::parse(params)?;
     let dataset = super::dataset_row::find(pool, project, dataset_name).await?;
     let (total,): (i64,) =
@@ -80,17 +88,24 @@ pub async fn list_runs(pool: &PgPool, project: &str, dataset_name: &str, params:
         .bind(page.offset())
         .fetch_all(pool)
         .await?;
-    let data: Vec<Value> = runs.iter().map(Run::to_json).collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    Ok(Page::new(runs.into_iter().map(Run::into_body).collect(), &page, total))
 }
 
-/// `GET /datasets/{datasetName}/runs/{runName}`: the run with all its items (DatasetRunWithItems).
-pub async fn get_run(pool: &PgPool, project: &str, dataset_name: &str, run_name: &str) -> Result<Value> {
+/// `GET /datasets/{datasetName}/runs/{runName}`: the run with all its items.
+pub async fn get_run(
+    pool: &PgPool,
+    mode: WriteMode,
+    project: &str,
+    dataset_name: &str,
+    run_name: &str,
+) -> Result<DatasetRunWithItems> {
+    runs_served(mode)?;
     let run = find(pool, project, dataset_name, run_name).await?;
     let items = super::run_items::of_run(pool, project, &run.id, None).await?;
-    let mut body = run.to_json();
-    body["datasetRunItems"] = Value::Array(items.iter().map(RunItem::to_json).collect());
-    Ok(body)
+    Ok(DatasetRunWithItems {
+        run: run.into_body(),
+        dataset_run_items: items.into_iter().map(RunItem::into_body).collect(),
+    })
 }
 
 /// `DELETE /datasets/{datasetName}/runs/{runName}`: the run and its items. ClickHouse gets the
@@ -99,10 +114,12 @@ pub async fn get_run(pool: &PgPool, project: &str, dataset_name: &str, run_name:
 pub async fn delete_run(
     pool: &PgPool,
     clickhouse: &ClickHouse,
+    mode: WriteMode,
     project: &str,
     dataset_name: &str,
     run_name: &str,
-) -> Result<Value> {
+) -> Result<Message> {
+    runs_served(mode)?;
     let mut tx = pool.begin().await?;
     let run = find(&mut *tx, project, dataset_name, run_name).await?;
     sqlx::query("DELETE FROM dataset_runs WHERE project_id = $1 AND id = $2")
@@ -112,5 +129,5 @@ pub async fn delete_run(
         .await?;
     super::clickhouse::mark_run_deleted(clickhouse, project, &run.dataset_id, &run.id).await?;
     tx.commit().await?;
-    Ok(json!({ "message": "Dataset run successfully deleted" }))
+    Ok(Message { message: "Dataset run successfully deleted" })
 }

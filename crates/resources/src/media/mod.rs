@@ -5,22 +5,27 @@
 mod content;
 mod references;
 mod tokens;
+mod transfer;
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
+use utoipa::ToSchema;
 
 use storage::presign::Presigner;
 
 pub use content::{CONTENT_TYPES, blob_key, media_id};
-pub use references::{Found, ITEM_FIELDS, OBSERVATION_FIELDS, attach, find_in};
+pub use references::{
+    Found, ITEM_FIELDS, MediaReference, OBSERVATION_FIELDS, ReferencedMedia, attach, find_in, find_in_field,
+    references_of,
+};
 pub use tokens::{Access, TokenSigner};
+pub use transfer::{Download, open_download, store_upload};
 
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Message, Result};
 
 /// How URLs to media are made for this deployment.
 pub struct Urls<'a> {
@@ -83,8 +88,9 @@ pub struct StoredMedia {
 const COLUMNS: &str =
     "project_id, id, sha256_hash, content_type, content_length, blob_key, uploaded_at, upload_http_status";
 
-/// The body of `POST /media`.
-#[derive(Debug, Deserialize)]
+/// The body of `POST /media` (the SDKs' `GetMediaUploadUrlRequest`): a trace's media (`traceId`,
+/// optionally `observationId`) or a dataset item's (`datasetId` and `datasetItemId`).
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewMedia {
     #[serde(default)]
@@ -96,9 +102,34 @@ pub struct NewMedia {
     #[serde(default)]
     pub dataset_item_id: Option<String>,
     pub content_type: String,
+    /// Bytes.
     pub content_length: i64,
+    /// Base64 of the content's SHA-256 digest; the media id derives from it.
     pub sha256_hash: String,
+    /// `input`, `output` or `metadata` (trace); `input`, `expectedOutput` or `metadata` (item).
     pub field: String,
+}
+
+/// The answer to `POST /media` (the SDKs' `GetMediaUploadUrlResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaUploadUrl {
+    pub media_id: String,
+    /// Where to `PUT` the bytes; `null` when identical content is already uploaded.
+    pub upload_url: Option<String>,
+}
+
+/// The answer to `GET /media/{mediaId}` (the SDKs' `GetMediaResponse`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Media {
+    pub media_id: String,
+    pub content_type: String,
+    pub content_length: i64,
+    pub uploaded_at: String,
+    /// A download URL, valid until `urlExpiry`.
+    pub url: String,
+    pub url_expiry: String,
 }
 
 /// `POST /media`: the media id, and an upload URL unless identical content is already uploaded.
@@ -108,7 +139,7 @@ pub async fn create(
     new: NewMedia,
     urls: &Urls<'_>,
     max_length: u64,
-) -> Result<Value> {
+) -> Result<MediaUploadUrl> {
     content::check_content_type(&new.content_type)?;
     if new.content_length <= 0 || u64::try_from(new.content_length).unwrap_or(u64::MAX) > max_length {
         return Err(Error::bad_request(format!(
@@ -158,7 +189,7 @@ pub async fn create(
     tx.commit().await?;
     // No row back: the conflict row was uploaded already, so there is nothing to upload.
     let upload_url = upserted.map(|stored| urls.upload(&stored));
-    Ok(json!({ "mediaId": id, "uploadUrl": upload_url }))
+    Ok(MediaUploadUrl { media_id: id, upload_url })
 }
 
 pub async fn find(pool: &PgPool, project: &str, id: &str) -> Result<StoredMedia> {
@@ -168,8 +199,8 @@ pub async fn find(pool: &PgPool, project: &str, id: &str) -> Result<StoredMedia>
     stored.ok_or_else(|| Error::not_found("Media asset not found"))
 }
 
-/// The body of `PATCH /media/{id}`: what the SDK's upload got back.
-#[derive(Debug, Deserialize)]
+/// The body of `PATCH /media/{mediaId}` (the SDKs' `PatchMediaBody`): what the upload got back.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UploadOutcome {
     pub uploaded_at: DateTime<Utc>,
@@ -180,7 +211,13 @@ pub struct UploadOutcome {
     pub upload_time_ms: Option<i64>,
 }
 
-pub async fn record_upload(pool: &PgPool, project: &str, id: &str, outcome: &UploadOutcome) -> Result<()> {
+/// `PATCH /media/{mediaId}`: records the outcome of an upload.
+pub async fn record_upload(
+    pool: &PgPool,
+    project: &str,
+    id: &str,
+    outcome: &UploadOutcome,
+) -> Result<Message> {
     let updated = sqlx::query(
         "UPDATE media SET uploaded_at = $3, upload_http_status = $4, upload_http_error = $5, upload_time_ms = $6, \
          updated_at = now() WHERE project_id = $1 AND id = $2",
@@ -197,21 +234,21 @@ pub async fn record_upload(pool: &PgPool, project: &str, id: &str, outcome: &Upl
     if updated == 0 {
         return Err(Error::not_found("Media asset not found"));
     }
-    Ok(())
+    Ok(Message { message: "OK" })
 }
 
 /// `GET /media/{id}`: a download URL, once the upload succeeded.
-pub async fn get(pool: &PgPool, project: &str, id: &str, urls: &Urls<'_>) -> Result<Value> {
+pub async fn get(pool: &PgPool, project: &str, id: &str, urls: &Urls<'_>) -> Result<Media> {
     let stored = find(pool, project, id).await?;
     match (stored.upload_http_status, stored.uploaded_at) {
-        (Some(200), Some(uploaded_at)) => Ok(json!({
-            "mediaId": stored.id,
-            "contentType": stored.content_type,
-            "contentLength": stored.content_length,
-            "uploadedAt": timestamp(&uploaded_at),
-            "url": urls.download(&stored),
-            "urlExpiry": timestamp(&urls.expires_at()),
-        })),
+        (Some(200), Some(uploaded_at)) => Ok(Media {
+            url: urls.download(&stored),
+            url_expiry: timestamp(&urls.expires_at()),
+            uploaded_at: timestamp(&uploaded_at),
+            media_id: stored.id,
+            content_type: stored.content_type,
+            content_length: stored.content_length,
+        }),
         (None, _) | (_, None) => Err(Error::not_found("Media not yet uploaded")),
         (Some(status), _) => Err(Error::not_found(format!("Media upload failed with status {status}"))),
     }

@@ -2,16 +2,16 @@
 //! `@@@langfuseMedia:type=<content type>|id=<media id>|source=<source>@@@`. Dataset items, traces
 //! and observations list the ones they contain as `mediaReferences`, each with a fresh download URL.
 
-use serde_json::Map;
-
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use sqlx::PgPool;
+use utoipa::ToSchema;
 
 use super::{COLUMNS, StoredMedia, Urls};
-use crate::Result;
 use crate::timestamp;
+use crate::{Error, Result};
 
 const OPEN: &str = "@@@langfuseMedia:";
 const CLOSE: &str = "@@@";
@@ -61,32 +61,55 @@ fn scan(field: &'static str, value: &Value, path: String, found: &mut Vec<Found>
     }
 }
 
+/// A reference to uploaded media inside an object's field (the SDKs' `DatasetItemMediaReference`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaReference {
+    /// The field holding it: `input`, `output`, `expectedOutput` or `metadata`.
+    pub field: &'static str,
+    /// The whole tag, `@@@langfuseMedia:type=…|id=…|source=…@@@`.
+    pub reference_string: String,
+    /// Where in the field the string holding it is, e.g. `$.messages[0].content`.
+    pub json_path: String,
+    pub media: ReferencedMedia,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferencedMedia {
+    pub media_id: String,
+    pub content_type: String,
+    pub content_length: i64,
+    /// A download URL for this caller, valid until `urlExpiry`.
+    pub url: String,
+    pub url_expiry: String,
+}
+
+/// Every reference in one field's value.
+pub fn find_in_field(field: &'static str, value: &Value) -> Vec<Found> {
+    let mut found = Vec::new();
+    scan(field, value, "$".to_owned(), &mut found);
+    found
+}
+
 /// Every reference in the `fields` of an object.
 pub fn find_in(object: &Value, fields: &[&'static str]) -> Vec<Found> {
     object.as_object().map(|object| find_in_fields(object, fields)).unwrap_or_default()
 }
 
 fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<Found> {
-    let mut found = Vec::new();
-    for &field in fields {
-        if let Some(value) = object.get(field) {
-            scan(field, value, "$".to_owned(), &mut found);
-        }
-    }
-    found
+    fields.iter().filter_map(|&field| Some(find_in_field(field, object.get(field)?))).flatten().collect()
 }
 
-/// Sets `mediaReferences` on each object that has any of `fields`: the references in them whose media is uploaded,
-/// with download URLs. References to media that is missing or not uploaded are left out, since
-/// there is nothing to download. One query for all objects, none when nothing is referenced.
-pub async fn attach(
+/// For each object's references as found, the ones whose media is uploaded, with download URLs.
+/// References to media that is missing or not uploaded are left out, since there is nothing to
+/// download. One query for all objects, none when nothing is referenced.
+pub async fn references_of(
     pool: &PgPool,
     project: &str,
-    items: Vec<&mut Map<String, Value>>,
-    fields: &[&'static str],
+    found: Vec<Vec<Found>>,
     urls: &Urls<'_>,
-) -> Result<()> {
-    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item, fields)).collect();
+) -> Result<Vec<Vec<MediaReference>>> {
     let mut ids: Vec<String> = found.iter().flatten().map(|f| f.media_id.clone()).collect();
     ids.sort();
     ids.dedup();
@@ -100,28 +123,43 @@ pub async fn attach(
             sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(&ids).fetch_all(pool).await?;
         rows.into_iter().map(|media| (media.id.clone(), media)).collect()
     };
-    for (item, found) in items.into_iter().zip(found) {
-        let references: Vec<Value> = found
-            .into_iter()
-            .filter_map(|f| {
-                let media = stored.get(&f.media_id)?;
-                Some(json!({
-                    "field": f.field,
-                    "referenceString": f.reference,
-                    "jsonPath": f.json_path,
-                    "media": {
-                        "mediaId": media.id,
-                        "contentType": media.content_type,
-                        "contentLength": media.content_length,
-                        "url": urls.download(media),
-                        "urlExpiry": timestamp(&urls.expires_at()),
-                    },
-                }))
-            })
-            .collect();
+    let url_expiry = timestamp(&urls.expires_at());
+    let resolve = |f: Found| {
+        let media = stored.get(&f.media_id)?;
+        Some(MediaReference {
+            field: f.field,
+            reference_string: f.reference,
+            json_path: f.json_path,
+            media: ReferencedMedia {
+                media_id: media.id.clone(),
+                content_type: media.content_type.clone(),
+                content_length: media.content_length,
+                url: urls.download(media),
+                url_expiry: url_expiry.clone(),
+            },
+        })
+    };
+    Ok(found.into_iter().map(|found| found.into_iter().filter_map(resolve).collect()).collect())
+}
+
+/// Sets `mediaReferences` on each object that has any of `fields` (see [`references_of`]); for
+/// bodies that are JSON objects rather than typed structs (the read APIs' traces and observations).
+pub async fn attach(
+    pool: &PgPool,
+    project: &str,
+    items: Vec<&mut Map<String, Value>>,
+    fields: &[&'static str],
+    urls: &Urls<'_>,
+) -> Result<()> {
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item, fields)).collect();
+    let references = references_of(pool, project, found, urls).await?;
+    for (item, references) in items.into_iter().zip(references) {
         // An object read without the fields (a field group left out) gets no list either.
         if fields.iter().any(|field| item.contains_key(*field)) {
-            item.insert("mediaReferences".to_owned(), Value::Array(references));
+            let references = serde_json::to_value(references).map_err(|error| {
+                Error::Storage(storage::Error::new(storage::ErrorKind::Internal, error.to_string()))
+            })?;
+            item.insert("mediaReferences".to_owned(), references);
         }
     }
     Ok(())
@@ -129,6 +167,8 @@ pub async fn attach(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

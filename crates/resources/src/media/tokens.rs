@@ -7,6 +7,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::hmac;
 use secrecy::{ExposeSecret, SecretString};
 
+use reads::Params;
+
+use crate::{Error, Result};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     Upload,
@@ -57,6 +61,21 @@ impl TokenSigner {
             && hmac::verify(&self.key, Self::message(access, project, media_id, expires).as_bytes(), &tag)
                 .is_ok()
     }
+
+    /// The project a content URL's query (`project`, `expires`, `token`) opens for `access` to the
+    /// media `media_id` at `now` (Unix seconds), or why it opens nothing.
+    pub fn authorise(&self, access: Access, media_id: &str, query: &Params, now: i64) -> Result<String> {
+        let project = query.string("project").unwrap_or_default();
+        let expires = query.int("expires", 0, 0, i64::MAX)?;
+        let token = query.string("token").unwrap_or_default();
+        if self.verify(access, &project, media_id, expires, &token, now) {
+            Ok(project)
+        } else {
+            Err(Error::Forbidden(
+                "This media URL is invalid or has expired; ask the API for a new one".into(),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -76,5 +95,17 @@ mod tests {
         let other = TokenSigner::new(&"pepper".to_owned().into());
         assert!(!other.verify(Access::Upload, "p", "m", 1_000, &token, 999), "other deployment");
         assert!(!signer.verify(Access::Upload, "p", "m", 1_000, "not base64!", 999));
+    }
+
+    #[test]
+    fn a_content_urls_query_opens_its_project_or_is_forbidden() {
+        let signer = TokenSigner::new(&"salt".to_owned().into());
+        let token = signer.sign(Access::Download, "p", "m", 1_000);
+        let query = Params::from_pairs([("project", "p"), ("expires", "1000"), ("token", token.as_str())]);
+        assert_eq!(signer.authorise(Access::Download, "m", &query, 999).unwrap(), "p");
+        let refused = signer.authorise(Access::Download, "m", &query, 1_001).unwrap_err();
+        assert!(matches!(refused, Error::Forbidden(_)), "{refused:?}");
+        let malformed = Params::from_pairs([("expires", "soon")]);
+        assert!(matches!(signer.authorise(Access::Upload, "m", &malformed, 0), Err(Error::BadRequest(_))));
     }
 }

@@ -1,7 +1,7 @@
 //! `GET /v2/prompts`: one entry per prompt name, summarising the versions that match the filters.
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::postgres::PgArguments;
 use sqlx::query::QueryAs;
 use sqlx::types::Json;
@@ -10,7 +10,8 @@ use sqlx::{PgPool, Postgres};
 use reads::Params;
 use reads::params::PageRequest;
 
-use crate::{Result, timestamp};
+use super::PromptMeta;
+use crate::{Page, Result, timestamp};
 
 /// The filters of the list; each narrows the versions considered.
 const FILTER: &str = "project_id = $1 AND ($2::text IS NULL OR name = $2) AND ($3::text IS NULL OR $3 = ANY(labels)) \
@@ -54,7 +55,8 @@ impl Filters {
     }
 }
 
-pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+/// `GET /v2/prompts?name=&label=&tag=&fromUpdatedAt=&toUpdatedAt=&page=&limit=`, by name.
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<PromptMeta>> {
     let page = PageRequest::parse(params)?;
     let filters = Filters {
         project: project.to_owned(),
@@ -86,23 +88,24 @@ pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value
         .fetch_all(pool)
         .await?;
 
-    let data: Vec<Value> = versions
-        .chunk_by(|a, b| a.name == b.name)
-        .map(|versions| {
-            let newest = &versions[versions.len() - 1];
-            let mut labels: Vec<&String> = versions.iter().flat_map(|v| &v.labels).collect();
-            labels.sort();
-            labels.dedup();
-            json!({
-                "name": newest.name,
-                "type": newest.kind,
-                "versions": versions.iter().map(|v| v.version).collect::<Vec<_>>(),
-                "labels": labels,
-                "tags": newest.tags,
-                "lastUpdatedAt": timestamp(&versions.iter().map(|v| v.updated_at).max().unwrap_or(newest.updated_at)),
-                "lastConfig": newest.config.0,
-            })
-        })
-        .collect();
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+    let data: Vec<PromptMeta> = versions.chunk_by(|a, b| a.name == b.name).map(summarise).collect();
+    Ok(Page::new(data, &page, total))
+}
+
+/// One name's matching versions, oldest first (never empty: `chunk_by` makes no empty chunk).
+fn summarise(versions: &[Version]) -> PromptMeta {
+    let newest = &versions[versions.len() - 1];
+    let mut labels: Vec<String> = versions.iter().flat_map(|v| v.labels.iter().cloned()).collect();
+    labels.sort();
+    labels.dedup();
+    let last_updated = versions.iter().map(|v| v.updated_at).max().unwrap_or(newest.updated_at);
+    PromptMeta {
+        name: newest.name.clone(),
+        kind: newest.kind.clone(),
+        versions: versions.iter().map(|v| v.version).collect(),
+        labels,
+        tags: newest.tags.clone(),
+        last_updated_at: timestamp(&last_updated),
+        last_config: newest.config.0.clone(),
+    }
 }

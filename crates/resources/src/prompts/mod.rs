@@ -2,23 +2,28 @@
 //! versions (`latest` kept on the newest by the server), shared tags, and references between
 //! prompts resolved on read.
 
+mod body;
 mod list;
 mod references;
 mod validate;
 mod write;
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sqlx::PgPool;
 use sqlx::types::Json;
 
+use reads::Params;
+
+pub use body::{Prompt, PromptMeta, PromptNode, ResolutionGraph};
 pub use list::list;
 pub use references::Selector;
 pub use validate::PRODUCTION;
-pub use write::{NewPrompt, create, delete, update_labels};
+pub use write::{NewLabels, NewPrompt, create, delete, update_labels};
 
 use crate::{Error, Result, timestamp};
 
@@ -50,37 +55,38 @@ const COLUMNS: &str = "id, project_id, name, version, type, prompt, config, labe
 impl StoredPrompt {
     /// The Prompt object of the SDKs, with the server's extra keys; `prompt` is the given body
     /// (resolved or as stored).
-    fn to_json(&self, prompt: Value, resolution_graph: Option<Value>) -> Value {
-        let mut body = json!({
-            "id": self.id,
-            "createdAt": timestamp(&self.created_at),
-            "updatedAt": timestamp(&self.updated_at),
-            "projectId": self.project_id,
-            "createdBy": self.created_by,
-            "name": self.name,
-            "version": self.version,
-            "type": self.kind,
-            "prompt": prompt,
-            "config": self.config.0,
-            "labels": self.labels,
-            "tags": self.tags,
-            "commitMessage": self.commit_message,
-            "isActive": null,
-        });
-        if let Some(graph) = resolution_graph {
-            body["resolutionGraph"] = graph;
+    fn into_body(self, prompt: Value, resolution_graph: Option<ResolutionGraph>) -> Prompt {
+        Prompt {
+            id: self.id,
+            created_at: timestamp(&self.created_at),
+            updated_at: timestamp(&self.updated_at),
+            project_id: self.project_id,
+            created_by: self.created_by,
+            name: self.name,
+            version: self.version,
+            kind: self.kind,
+            prompt,
+            config: self.config.0,
+            labels: self.labels,
+            tags: self.tags,
+            commit_message: self.commit_message,
+            is_active: None,
+            resolution_graph,
         }
-        body
     }
 
-    pub fn as_stored(&self) -> Value {
-        self.to_json(self.prompt.0.clone(), None)
+    pub fn into_stored_body(mut self) -> Prompt {
+        let prompt = self.prompt.0.take();
+        self.into_body(prompt, None)
     }
 
-    fn node(&self) -> Value {
-        json!({ "id": self.id, "name": self.name, "version": self.version })
+    fn node(&self) -> PromptNode {
+        PromptNode { id: self.id.clone(), name: self.name.clone(), version: self.version }
     }
 }
+
+/// The versions each version pulled in, by the referencing version's id.
+pub(crate) type Dependencies = BTreeMap<String, Vec<PromptNode>>;
 
 fn not_found(name: &str, selector: &Selector) -> Error {
     match selector {
@@ -112,25 +118,28 @@ pub(crate) async fn find<'e>(
     Ok(query.fetch_optional(db).await?)
 }
 
-/// `GET /v2/prompts/{name}`: the version asked for (label `production` when neither is given),
-/// with references replaced by the texts they point at unless `resolve` is false.
-pub async fn get(
-    pool: &PgPool,
-    project: &str,
-    name: &str,
-    selector: &Selector,
-    resolve: bool,
-) -> Result<Value> {
-    let prompt = find(pool, project, name, selector).await?.ok_or_else(|| not_found(name, selector))?;
+/// `GET /v2/prompts/{promptName}?version=&label=&resolve=`: the version asked for (label
+/// `production` when neither is given), with references replaced by the texts they point at unless
+/// `resolve` is false.
+pub async fn get(pool: &PgPool, project: &str, name: &str, params: &Params) -> Result<Prompt> {
+    let selector = Selector::from_params(params)?.unwrap_or_else(|| Selector::Label(PRODUCTION.to_owned()));
+    let resolve = params.bool("resolve")?.unwrap_or(true);
+    let prompt = find(pool, project, name, &selector).await?.ok_or_else(|| not_found(name, &selector))?;
     if !resolve {
-        return Ok(prompt.as_stored());
+        return Ok(prompt.into_stored_body());
     }
-    let mut graph = Map::new();
-    let body =
-        resolve_body(pool, project, &prompt.prompt.0, &prompt.id, vec![prompt.name.clone()], &mut graph)
-            .await?;
-    let graph = (!graph.is_empty()).then(|| json!({ "root": prompt.node(), "dependencies": graph }));
-    Ok(prompt.to_json(body, graph))
+    let mut dependencies = Dependencies::new();
+    let body = resolve_body(
+        pool,
+        project,
+        &prompt.prompt.0,
+        &prompt.id,
+        vec![prompt.name.clone()],
+        &mut dependencies,
+    )
+    .await?;
+    let graph = (!dependencies.is_empty()).then(|| ResolutionGraph { root: prompt.node(), dependencies });
+    Ok(prompt.into_body(body, graph))
 }
 
 type Resolving<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
@@ -144,7 +153,7 @@ pub(crate) fn resolve_body<'a>(
     body: &'a Value,
     parent_id: &'a str,
     chain: Vec<String>,
-    graph: &'a mut Map<String, Value>,
+    graph: &'a mut Dependencies,
 ) -> Resolving<'a> {
     Box::pin(async move {
         let references = references::in_body(body);
@@ -176,9 +185,9 @@ pub(crate) fn resolve_body<'a>(
                     reference.describe()
                 )));
             }
-            let children = graph.entry(parent_id.to_owned()).or_insert_with(|| json!([]));
-            if let Some(list) = children.as_array_mut().filter(|list| !list.contains(&target.node())) {
-                list.push(target.node());
+            let children = graph.entry(parent_id.to_owned()).or_default();
+            if !children.contains(&target.node()) {
+                children.push(target.node());
             }
             let mut next = chain.clone();
             next.push(target.name.clone());

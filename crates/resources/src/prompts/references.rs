@@ -2,13 +2,31 @@
 //! inside a prompt's text (or a chat message's content) is replaced by the referenced text prompt
 //! when the prompt is read with `resolve=true`.
 
+use reads::Params;
+
+use crate::{Error, Result};
+
 const OPEN: &str = "@@@langfusePrompt:";
 const CLOSE: &str = "@@@";
 
+/// Which version of a named prompt: by number or by the label on it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Selector {
     Version(i32),
     Label(String),
+}
+
+impl Selector {
+    /// The `version` or `label` query parameter, never both; `None` when neither is given.
+    pub fn from_params(params: &Params) -> Result<Option<Self>> {
+        let version = params.int("version", 0, 1, i64::from(i32::MAX))?;
+        match (i32::try_from(version).unwrap_or_default(), params.string("label")) {
+            (0, None) => Ok(None),
+            (0, Some(label)) => Ok(Some(Self::Label(label))),
+            (version, None) => Ok(Some(Self::Version(version))),
+            (_, Some(_)) => Err(Error::bad_request("Specify either `version` or `label`, not both")),
+        }
+    }
 }
 
 /// One reference as written, and what it points at.
@@ -108,6 +126,16 @@ mod tests {
         assert_eq!(found[1].name, "team/x");
         assert_eq!(found[1].selector, Selector::Label("staging".into()));
         assert!(find("no references @@@langfusePrompt:name=open").is_empty());
+    }
+
+    #[test]
+    fn a_selector_is_a_version_or_a_label_never_both() {
+        let of = |pairs: &[(&str, &str)]| Selector::from_params(&Params::from_pairs(pairs.iter().copied()));
+        assert_eq!(of(&[]).unwrap(), None);
+        assert_eq!(of(&[("version", "3")]).unwrap(), Some(Selector::Version(3)));
+        assert_eq!(of(&[("label", "staging")]).unwrap(), Some(Selector::Label("staging".into())));
+        assert!(of(&[("version", "3"), ("label", "staging")]).unwrap_err().to_string().contains("not both"));
+        assert!(of(&[("version", "0")]).is_err(), "versions start at 1");
     }
 
     #[test]

@@ -7,19 +7,26 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use sqlx::{PgConnection, PgPool};
+use utoipa::ToSchema;
+
+use reads::Params;
 
 use super::references::{self, Selector};
 use super::validate::{self, LATEST};
-use super::{COLUMNS, StoredPrompt, not_found, resolve_body};
+use super::{COLUMNS, Dependencies, Prompt, StoredPrompt, not_found, resolve_body};
 use crate::{Error, Result};
 
-/// The body of `POST /v2/prompts`.
-#[derive(Debug, Deserialize)]
+/// The body of `POST /v2/prompts` (the SDKs' `CreateTextPromptRequest` or
+/// `CreateChatPromptRequest`).
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewPrompt {
+    /// The full name, folders included (`team/summarise`).
     pub name: String,
+    /// `text` (the default) or `chat`.
     #[serde(rename = "type", default)]
     pub kind: Option<String>,
+    /// A string for `text`, a list of messages and placeholders for `chat`.
     pub prompt: Value,
     #[serde(default)]
     pub config: Option<Value>,
@@ -67,8 +74,16 @@ fn unique(labels: impl IntoIterator<Item = String>) -> Vec<String> {
     labels.into_iter().filter(|label| seen.insert(label.clone())).collect()
 }
 
+/// The body of `PATCH /v2/prompts/{promptName}/versions/{version}`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NewLabels {
+    /// Added to the version and taken off whichever version had them.
+    pub new_labels: Vec<String>,
+}
+
 /// `POST /v2/prompts`: the next version of `name` (1 for a new name), carrying `latest`.
-pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Value> {
+pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Prompt> {
     validate::name(&new.name)?;
     validate::labels(&new.labels, false)?;
     let kind = new.kind.unwrap_or_else(|| "text".to_owned());
@@ -78,7 +93,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Valu
         Some(config) => config,
     };
     // References must point at existing text prompts and never lead back to this name.
-    resolve_body(pool, project, &body, "new", vec![new.name.clone()], &mut Map::new()).await?;
+    resolve_body(pool, project, &body, "new", vec![new.name.clone()], &mut Dependencies::new()).await?;
 
     let mut tx = pool.begin().await?;
     lock_name(&mut tx, project, &new.name).await?;
@@ -124,18 +139,21 @@ pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Valu
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(stored.as_stored())
+    Ok(stored.into_stored_body())
 }
 
-/// `PATCH /v2/prompts/{name}/versions/{version}`: adds `new_labels` to the version, taking them
-/// off whichever version had them.
+/// `PATCH /v2/prompts/{promptName}/versions/{version}`: adds `new_labels` to the version, taking
+/// them off whichever version had them. `version` is the path segment as sent.
 pub async fn update_labels(
     pool: &PgPool,
     project: &str,
     name: &str,
-    version: i32,
-    new_labels: Vec<String>,
-) -> Result<Value> {
+    version: &str,
+    NewLabels { new_labels }: NewLabels,
+) -> Result<Prompt> {
+    let version: i32 = version
+        .parse()
+        .map_err(|_| Error::bad_request(format!("`version` must be a positive integer, got `{version}`")))?;
     validate::labels(&new_labels, false)?;
     let mut tx = pool.begin().await?;
     lock_name(&mut tx, project, name).await?;
@@ -156,12 +174,14 @@ pub async fn update_labels(
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(stored.as_stored())
+    Ok(stored.into_stored_body())
 }
 
-/// `DELETE /v2/prompts/{name}`: the version with `label`, the version `version`, or (neither)
-/// every version. Refused while another prompt's reference would be left pointing at nothing.
-pub async fn delete(pool: &PgPool, project: &str, name: &str, selector: Option<Selector>) -> Result<()> {
+/// `DELETE /v2/prompts/{promptName}?version=&label=`: the version with `label`, the version
+/// `version`, or (neither) every version. Refused while another prompt's reference would be left
+/// pointing at nothing.
+pub async fn delete(pool: &PgPool, project: &str, name: &str, params: &Params) -> Result<()> {
+    let selector = Selector::from_params(params)?;
     let mut tx = pool.begin().await?;
     lock_name(&mut tx, project, name).await?;
     let all: Vec<(i32, Vec<String>)> = sqlx::query_as(

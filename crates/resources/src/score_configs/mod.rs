@@ -1,41 +1,69 @@
 //! Score configs (`/api/public/score-configs`): the schema of a kind of score — its data type, the
-//! range of a NUMERIC score, the categories of a CATEGORICAL one — and, at ingestion, the check that
-//! a score naming a config by `configId` fits it ([`ScoreConfigs::fit`]).
+//! range of a NUMERIC score, the categories of a CATEGORICAL one. Whether a score naming a config by
+//! `configId` fits it is `domain::score_config`'s rule, checked at ingestion.
 
 mod definition;
 mod write;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 use sqlx::PgPool;
+use utoipa::ToSchema;
 
 use reads::Params;
 use reads::params::PageRequest;
 
-pub use domain::score_config::{
-    CATEGORY_VALUE_KEY, Category, DataType, Misfit, ScoreConfig, ScoreConfigs, check, fit,
-};
-pub use storage::score_configs::lookup;
+pub use domain::score_config::{Category, DataType, ScoreConfig};
 use storage::score_configs::{COLUMNS, StoredConfig};
 pub use write::{NewScoreConfig, ScoreConfigPatch, create, update};
 
 use crate::timestamp;
-use crate::{Error, Result};
+use crate::{Error, Page, Result};
 
 /// The SDK's `ScoreConfig`; absent optional fields are `null`.
-fn to_json(config: &ScoreConfig) -> Value {
-    json!({
-        "id": config.id,
-        "name": config.name,
-        "createdAt": timestamp(&config.created_at),
-        "updatedAt": timestamp(&config.updated_at),
-        "projectId": config.project_id,
-        "dataType": config.data_type.as_str(),
-        "isArchived": config.is_archived,
-        "minValue": config.min_value,
-        "maxValue": config.max_value,
-        "categories": config.categories,
-        "description": config.description,
-    })
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = ScoreConfig)]
+pub struct ScoreConfigBody {
+    pub id: String,
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub project_id: String,
+    /// `NUMERIC`, `CATEGORICAL` or `BOOLEAN`.
+    pub data_type: &'static str,
+    pub is_archived: bool,
+    pub min_value: Option<f64>,
+    pub max_value: Option<f64>,
+    #[schema(value_type = Option<Vec<ConfigCategory>>)]
+    pub categories: Option<Vec<Category>>,
+    pub description: Option<String>,
+}
+
+/// One category of a CATEGORICAL or BOOLEAN config (the SDK's `ConfigCategory`), as documented;
+/// the wire shape is `domain::score_config::Category`'s.
+#[derive(ToSchema)]
+#[allow(dead_code)] // documents `Category`, which `domain` keeps free of OpenAPI; never built
+pub struct ConfigCategory {
+    pub label: String,
+    pub value: f64,
+}
+
+impl From<ScoreConfig> for ScoreConfigBody {
+    fn from(config: ScoreConfig) -> Self {
+        Self {
+            created_at: timestamp(&config.created_at),
+            updated_at: timestamp(&config.updated_at),
+            data_type: config.data_type.as_str(),
+            id: config.id,
+            name: config.name,
+            project_id: config.project_id,
+            is_archived: config.is_archived,
+            min_value: config.min_value,
+            max_value: config.max_value,
+            categories: config.categories,
+            description: config.description,
+        }
+    }
 }
 
 fn not_found() -> Error {
@@ -57,12 +85,12 @@ async fn find<'e>(
 }
 
 /// `GET /api/public/score-configs/{configId}`.
-pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<Value> {
-    Ok(to_json(&find(pool, project, id, false).await?))
+pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<ScoreConfigBody> {
+    Ok(find(pool, project, id, false).await?.into())
 }
 
 /// `GET /api/public/score-configs?page=&limit=`, newest first.
-pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value> {
+pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<ScoreConfigBody>> {
     let page = PageRequest::parse(params)?;
     let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM score_configs WHERE project_id = $1")
         .bind(project)
@@ -79,7 +107,7 @@ pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Value
         .await?;
     let data = rows
         .into_iter()
-        .map(|row| ScoreConfig::try_from(row).map(|config| to_json(&config)))
-        .collect::<storage::Result<Vec<Value>>>()?;
-    Ok(json!({ "data": data, "meta": page.meta(u64::try_from(total).unwrap_or_default()) }))
+        .map(|row| ScoreConfig::try_from(row).map(ScoreConfigBody::from))
+        .collect::<storage::Result<Vec<_>>>()?;
+    Ok(Page::new(data, &page, total))
 }

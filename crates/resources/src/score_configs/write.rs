@@ -2,21 +2,23 @@
 //! is checked by the same rules as a new config, under a row lock so two PATCHes cannot interleave.
 
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
 use sqlx::PgPool;
 use sqlx::types::Json;
+use utoipa::ToSchema;
 
 use super::definition::{self, Definition};
-use super::{COLUMNS, Category, DataType, ScoreConfig, StoredConfig, find, to_json};
+use super::{COLUMNS, Category, DataType, ScoreConfig, ScoreConfigBody, StoredConfig, find};
 use crate::{Error, Result};
 
 /// The body of `POST /api/public/score-configs` (the SDK's `CreateScoreConfigRequest`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NewScoreConfig {
     pub name: String,
+    /// `NUMERIC`, `CATEGORICAL` or `BOOLEAN`.
     pub data_type: String,
     #[serde(default)]
+    #[schema(value_type = Option<Vec<super::ConfigCategory>>)]
     pub categories: Option<Vec<Category>>,
     #[serde(default)]
     pub min_value: Option<f64>,
@@ -29,7 +31,7 @@ pub struct NewScoreConfig {
 /// The body of `PATCH /api/public/score-configs/{configId}` (the SDK's `UpdateScoreConfigRequest`).
 /// An absent field keeps its value; `null` clears the nullable ones (`minValue`, `maxValue`,
 /// `description`) and means "absent" for the others.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreConfigPatch {
     #[serde(default)]
@@ -37,12 +39,16 @@ pub struct ScoreConfigPatch {
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
+    #[schema(value_type = Option<Vec<super::ConfigCategory>>)]
     pub categories: Option<Vec<Category>>,
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<f64>)]
     pub min_value: Option<Option<f64>>,
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<f64>)]
     pub max_value: Option<Option<f64>>,
     #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
     pub description: Option<Option<String>>,
 }
 
@@ -78,7 +84,7 @@ impl ScoreConfigPatch {
 }
 
 /// `POST /api/public/score-configs`: the new config.
-pub async fn create(pool: &PgPool, project: &str, new: NewScoreConfig) -> Result<Value> {
+pub async fn create(pool: &PgPool, project: &str, new: NewScoreConfig) -> Result<ScoreConfigBody> {
     let definition = definition::validate(Definition {
         data_type: definition::data_type(&new.data_type)?,
         name: new.name,
@@ -102,11 +108,16 @@ pub async fn create(pool: &PgPool, project: &str, new: NewScoreConfig) -> Result
         .bind(&definition.description)
         .fetch_one(pool)
         .await?;
-    Ok(to_json(&ScoreConfig::try_from(row)?))
+    Ok(ScoreConfig::try_from(row)?.into())
 }
 
 /// `PATCH /api/public/score-configs/{configId}`: the updated config.
-pub async fn update(pool: &PgPool, project: &str, id: &str, patch: ScoreConfigPatch) -> Result<Value> {
+pub async fn update(
+    pool: &PgPool,
+    project: &str,
+    id: &str,
+    patch: ScoreConfigPatch,
+) -> Result<ScoreConfigBody> {
     if patch.is_empty() {
         return Err(Error::bad_request(
             "Nothing to update: pass at least one of isArchived, name, categories, minValue, maxValue, description",
@@ -132,7 +143,7 @@ pub async fn update(pool: &PgPool, project: &str, id: &str, patch: ScoreConfigPa
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(to_json(&ScoreConfig::try_from(row)?))
+    Ok(ScoreConfig::try_from(row)?.into())
 }
 
 #[cfg(test)]
