@@ -3,23 +3,18 @@
 //! experiment traces their experiment fields. Rows are versions (`ReplacingMergeTree(event_ts,
 //! is_deleted)`): a deletion is a newer version with `is_deleted = 1`.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use clickhouse::Row;
 use serde::Serialize;
 use serde_json::Value;
 
-use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{ClickHouse, Work};
 
 use super::items::ItemVersion;
 use super::run_item::RunItem;
 use crate::Result;
 
 const TABLE: &str = "dataset_run_items_rmt";
-
-/// How long a write may take before the request fails as unavailable (and nothing is committed).
-const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One row of `dataset_run_items_rmt`, fields in column order; `DateTime64(3)` as epoch ms.
 #[derive(Debug, Clone, Row, Serialize)]
@@ -98,20 +93,8 @@ fn string_map(value: &Value) -> Vec<(String, String)> {
     }
 }
 
-fn timed_out(what: &str) -> storage::Error {
-    storage::Error::new(storage::ErrorKind::Unavailable, format!("clickhouse {what} on {TABLE} timed out"))
-}
-
 pub(crate) async fn insert_run_item(clickhouse: &ClickHouse, row: RunItemRow) -> Result<()> {
-    let work = async {
-        let mut insert = clickhouse.client().insert::<RunItemRow>(TABLE).await?;
-        insert.write(&row).await?;
-        insert.end().await
-    };
-    match tokio::time::timeout(WRITE_TIMEOUT, work).await {
-        Ok(result) => Ok(result.map_err(storage::Error::from)?),
-        Err(_) => Err(timed_out("insert").into()),
-    }
+    Ok(clickhouse.insert_rows(TABLE, vec![row]).await?)
 }
 
 /// Writes a deleted version of every live row of the run: the newest version of each row, copied
@@ -132,10 +115,7 @@ pub(crate) async fn mark_run_deleted(
                WHERE is_deleted = 0)"
     );
     let work = clickhouse.client().query(&sql).bind(project).bind(dataset_id).bind(run_id).execute();
-    match tokio::time::timeout(WRITE_TIMEOUT, work).await {
-        Ok(result) => Ok(result.map_err(storage::Error::from)?),
-        Err(_) => Err(timed_out("delete").into()),
-    }
+    Ok(clickhouse.bounded(Work::Write, TABLE, work).await?)
 }
 
 #[cfg(test)]
