@@ -235,14 +235,21 @@ fn openinference_messages(source: &IoSource<'_>) -> Io {
     }
 }
 
+/// How many levels a dotted attribute key is rebuilt into: deeper dots stay inside the last key, so
+/// a key of 100,000 dots makes one object 32 deep, not a value whose drop and serialisation
+/// recurse 100,000 times (a stack overflow that took the worker down on every restart).
+const MAX_PATH_DEPTH: usize = 32;
+
 /// Rebuilds `prefix.0.role`, `prefix.0.content`, … into `[{"role", "content"}, …]` (or an
 /// object when the first path segment is not an index). The attribute `prefix` itself wins.
 fn indexed(attributes: &Attributes, prefix: &str) -> Option<Value> {
     if let Some(whole) = attributes.truthy(prefix) {
         return Some(whole.clone());
     }
-    let entries: Vec<(Vec<&str>, &Value)> =
-        attributes.with_prefix(prefix).map(|(rest, value)| (rest.split('.').collect(), value)).collect();
+    let entries: Vec<(Vec<&str>, &Value)> = attributes
+        .with_prefix(prefix)
+        .map(|(rest, value)| (rest.splitn(MAX_PATH_DEPTH, '.').collect(), value))
+        .collect();
     if entries.is_empty() {
         return None;
     }

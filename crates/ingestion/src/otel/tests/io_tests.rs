@@ -147,3 +147,20 @@ fn trace_io_prefers_trace_keys_on_roots() {
     assert_eq!(converted.trace.output.as_deref(), Some("trace out"));
     assert_eq!(converted.event.output, "obs out");
 }
+
+/// A hostile key of 100,000 dots once built a value 100,000 objects deep, whose drop overflowed the
+/// worker's stack on every restart. The path is rebuilt 32 levels deep; the rest stays in one key.
+#[test]
+fn a_key_of_a_hundred_thousand_dots_is_bounded_in_depth_and_keeps_its_value() {
+    let key = format!("llm.input_messages.0.{}", "a.".repeat(100_000));
+    let (input, _) = io(span("s", vec![s(&key, "deep")]));
+    let value = as_json(&input);
+    let mut depth = 0;
+    let mut current = &value[0];
+    while let Value::Object(object) = current {
+        depth += 1;
+        current = object.values().next().unwrap();
+    }
+    assert_eq!(current, &json!("deep"), "the value is kept");
+    assert!(depth <= 32, "{depth} levels");
+}
