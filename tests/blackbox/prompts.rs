@@ -210,3 +210,51 @@ async fn python_sdk_fetches_and_compiles_prompts() {
     assert_eq!(seen["production_version"], 1);
     assert_eq!(seen["relabelled_version"], 2);
 }
+
+/// References are resolved a level at a time and each version once, so a wide and repeated graph
+/// costs a few queries; what would grow without bound is refused with the limit it broke.
+#[tokio::test]
+async fn reference_graphs_are_bounded_in_size_and_work() {
+    let api = Api::start(&[]).await;
+    let tag = |name: &str| format!("@@@langfusePrompt:name={name}|label=production@@@");
+    create(&api, json!({"name": "leaf", "prompt": "x".repeat(100), "labels": ["production"]})).await;
+    // 500 references to one version, each of which holds 500 more: 25,000,000 bytes once resolved.
+    let wide = tag("leaf").repeat(500);
+    create(&api, json!({"name": "mid", "prompt": wide, "labels": ["production"]})).await;
+    let refused = api
+        .expect(
+            400,
+            Method::POST,
+            "/api/public/v2/prompts",
+            Some(&json!({"name": "top", "prompt": tag("mid").repeat(500)})),
+        )
+        .await;
+    let message = refused.to_string();
+    assert!(message.contains("1048576 bytes"), "names the size limit: {message}");
+
+    // 500 references to one version resolve to 50,000 bytes, fetched and resolved once.
+    let fine =
+        create(&api, json!({"name": "top", "prompt": tag("leaf").repeat(500), "labels": ["production"]}))
+            .await;
+    assert_eq!(fine["version"], 1);
+    let resolved = get(&api, "/api/public/v2/prompts/top").await;
+    assert_eq!(resolved["prompt"].as_str().unwrap().len(), 50_000);
+    assert_eq!(
+        resolved["resolutionGraph"]["dependencies"].as_object().unwrap().len(),
+        1,
+        "{}",
+        resolved["resolutionGraph"]
+    );
+
+    // A chain deeper than eight levels is refused, naming the limit.
+    create(&api, json!({"name": "c0", "prompt": "end", "labels": ["production"]})).await;
+    for level in 1..=9 {
+        let body = json!({"name": format!("c{level}"), "prompt": tag(&format!("c{}", level - 1)), "labels": ["production"]});
+        if level <= 8 {
+            create(&api, body).await;
+        } else {
+            let refused = api.expect(400, Method::POST, "/api/public/v2/prompts", Some(&body)).await;
+            assert!(refused.to_string().contains("deeper than 8 levels"), "{refused}");
+        }
+    }
+}

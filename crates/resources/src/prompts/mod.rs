@@ -5,12 +5,11 @@
 mod body;
 mod list;
 mod references;
+mod resolve;
 mod validate;
 mod write;
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -26,9 +25,6 @@ pub use validate::PRODUCTION;
 pub use write::{NewLabels, NewPrompt, create, delete, update_labels};
 
 use crate::{Error, Result, timestamp};
-
-/// How deep references may nest; deeper chains are almost certainly a mistake.
-const MAX_REFERENCE_DEPTH: usize = 8;
 
 /// One stored version of a prompt.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -128,74 +124,8 @@ pub async fn get(pool: &PgPool, project: &str, name: &str, params: &Params) -> R
     if !resolve {
         return Ok(prompt.into_stored_body());
     }
-    let mut dependencies = Dependencies::new();
-    let body = resolve_body(
-        pool,
-        project,
-        &prompt.prompt.0,
-        &prompt.id,
-        vec![prompt.name.clone()],
-        &mut dependencies,
-    )
-    .await?;
+    let (body, dependencies) =
+        resolve::resolve(pool, project, &prompt.name, &prompt.id, &prompt.prompt.0).await?;
     let graph = (!dependencies.is_empty()).then(|| ResolutionGraph { root: prompt.node(), dependencies });
     Ok(prompt.into_body(body, graph))
-}
-
-type Resolving<'a> = Pin<Box<dyn Future<Output = Result<Value>> + Send + 'a>>;
-
-/// `body` with every reference replaced by its target's resolved text. `chain` holds the names on
-/// the path from the root, so a prompt that reaches itself again is refused instead of looping;
-/// `graph` collects, per parent id, the versions it referenced.
-pub(crate) fn resolve_body<'a>(
-    pool: &'a PgPool,
-    project: &'a str,
-    body: &'a Value,
-    parent_id: &'a str,
-    chain: Vec<String>,
-    graph: &'a mut Dependencies,
-) -> Resolving<'a> {
-    Box::pin(async move {
-        let references = references::in_body(body);
-        if references.is_empty() {
-            return Ok(body.clone());
-        }
-        if chain.len() > MAX_REFERENCE_DEPTH {
-            return Err(Error::bad_request(format!(
-                "Prompt references nest deeper than {MAX_REFERENCE_DEPTH} levels: {}",
-                chain.join(" -> ")
-            )));
-        }
-        let mut resolved = Vec::with_capacity(references.len());
-        for reference in references {
-            if chain.contains(&reference.name) {
-                return Err(Error::bad_request(format!(
-                    "Circular prompt reference: {} -> {}",
-                    chain.join(" -> "),
-                    reference.name
-                )));
-            }
-            let target =
-                find(pool, project, &reference.name, &reference.selector).await?.ok_or_else(|| {
-                    Error::bad_request(format!("Prompt reference not found: {}", reference.describe()))
-                })?;
-            if target.kind != "text" {
-                return Err(Error::bad_request(format!(
-                    "Prompt reference {} points at a chat prompt; only text prompts can be referenced",
-                    reference.describe()
-                )));
-            }
-            let children = graph.entry(parent_id.to_owned()).or_default();
-            if !children.contains(&target.node()) {
-                children.push(target.node());
-            }
-            let mut next = chain.clone();
-            next.push(target.name.clone());
-            let text = resolve_body(pool, project, &target.prompt.0, &target.id, next, graph).await?;
-            resolved.push((reference, text.as_str().unwrap_or_default().to_owned()));
-        }
-        let mut body = body.clone();
-        references::substitute(&mut body, &resolved);
-        Ok(body)
-    })
 }

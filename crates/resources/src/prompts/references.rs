@@ -10,7 +10,7 @@ const OPEN: &str = "@@@langfusePrompt:";
 const CLOSE: &str = "@@@";
 
 /// Which version of a named prompt: by number or by the label on it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Selector {
     Version(i32),
     Label(String),

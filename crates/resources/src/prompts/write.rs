@@ -13,7 +13,7 @@ use reads::Params;
 
 use super::references::{self, Selector};
 use super::validate::{self, LATEST};
-use super::{COLUMNS, Dependencies, Prompt, StoredPrompt, not_found, resolve_body};
+use super::{COLUMNS, Prompt, StoredPrompt, not_found};
 use crate::{Error, Result};
 
 /// The body of `POST /v2/prompts` (the SDKs' `CreateTextPromptRequest` or
@@ -93,7 +93,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Prom
         Some(config) => config,
     };
     // References must point at existing text prompts and never lead back to this name.
-    resolve_body(pool, project, &body, "new", vec![new.name.clone()], &mut Dependencies::new()).await?;
+    super::resolve::resolve(pool, project, &new.name, "new", &body).await?;
 
     let mut tx = pool.begin().await?;
     lock_name(&mut tx, project, &new.name).await?;
