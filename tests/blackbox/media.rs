@@ -169,6 +169,12 @@ async fn a_local_blob_directory_uploads_and_downloads_through_web() {
     let media = api.expect(200, Method::GET, &format!("/api/public/media/{id}"), None).await;
     let url = media["url"].as_str().unwrap();
     assert_eq!(download(url).await, (200, IMAGE.to_vec()));
+    // Uploaded content is always a download, never rendered (or sniffed into HTML) in web's origin.
+    let response = crate::apps::http().get(url).send().await.unwrap();
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    assert_eq!(header("content-disposition").as_deref(), Some("attachment"));
+    assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
+    assert_eq!(header("content-security-policy").as_deref(), Some("sandbox"));
     assert_eq!(download(&url.replace("project=project-blackbox", "project=other")).await.0, 403);
     assert!(
         std::fs::read_dir(dir.join("media/project-blackbox")).unwrap().count() == 1,

@@ -170,9 +170,14 @@ async fn download(
     let now = chrono::Utc::now().timestamp();
     let project = state.media_tokens.authorise(Access::Download, &id, &params(query), now)?;
     let content = media::open_download(&state.stores.postgres, &state.stores.blobs, &project, &id).await?;
+    // Media is whatever a client uploaded: always a download, never a page rendered in Loupe's
+    // origin (an uploaded HTML or SVG file would otherwise run as script there).
     let headers = [
         (header::CONTENT_TYPE, content.content_type),
         (header::CONTENT_LENGTH, content.content_length.to_string()),
+        (header::CONTENT_DISPOSITION, "attachment".to_owned()),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        (header::CONTENT_SECURITY_POLICY, "sandbox".to_owned()),
     ];
     Ok((headers, Body::from_stream(content.bytes)).into_response())
 }
