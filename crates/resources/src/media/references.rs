@@ -2,10 +2,9 @@
 //! `@@@langfuseMedia:type=<content type>|id=<media id>|source=<source>@@@`. Dataset items, traces
 //! and observations list the ones they contain as `mediaReferences`, each with a fresh download URL.
 
-use serde_json::Map;
-
 use std::collections::HashMap;
 
+use reads::render::MediaFields;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 
@@ -66,10 +65,10 @@ pub fn find_in(object: &Value, fields: &[&'static str]) -> Vec<Found> {
     object.as_object().map(|object| find_in_fields(object, fields)).unwrap_or_default()
 }
 
-fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<Found> {
+fn find_in_fields<T: MediaFields + ?Sized>(object: &T, fields: &[&'static str]) -> Vec<Found> {
     let mut found = Vec::new();
     for &field in fields {
-        if let Some(value) = object.get(field) {
+        if let Some(value) = object.media_field(field) {
             scan(field, value, "$".to_owned(), &mut found);
         }
     }
@@ -79,14 +78,14 @@ fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<F
 /// Sets `mediaReferences` on each object that has any of `fields`: the references in them whose media is uploaded,
 /// with download URLs. References to media that is missing or not uploaded are left out, since
 /// there is nothing to download. One query for all objects, none when nothing is referenced.
-pub async fn attach(
+pub async fn attach<T: MediaFields + ?Sized>(
     pool: &PgPool,
     project: &str,
-    items: Vec<&mut Map<String, Value>>,
+    items: Vec<&mut T>,
     fields: &[&'static str],
     urls: &Urls<'_>,
 ) -> Result<()> {
-    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item, fields)).collect();
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(&**item, fields)).collect();
     let mut ids: Vec<String> = found.iter().flatten().map(|f| f.media_id.clone()).collect();
     ids.sort();
     ids.dedup();
@@ -120,8 +119,8 @@ pub async fn attach(
             })
             .collect();
         // An object read without the fields (a field group left out) gets no list either.
-        if fields.iter().any(|field| item.contains_key(*field)) {
-            item.insert("mediaReferences".to_owned(), Value::Array(references));
+        if fields.iter().any(|field| item.media_field(field).is_some()) {
+            item.set_media_references(references);
         }
     }
     Ok(())
