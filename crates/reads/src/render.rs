@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// A stored JSON text as the value it encodes; text that is not JSON stays a string. Empty and
 /// missing become `null`.
-pub fn json_text(value: Value) -> Value {
+fn json_text(value: Value) -> Value {
     match value {
         Value::String(s) if s.is_empty() => Value::Null,
         Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
@@ -25,13 +25,8 @@ pub fn de_json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value,
     })
 }
 
-/// A metadata map whose values were stored as text: objects and arrays come back as JSON,
-/// everything else as the string it was.
-pub fn metadata_values(value: Value) -> Value {
-    let Value::Object(map) = value else { return Value::Object(Map::new()) };
-    Value::Object(map.into_iter().map(|(k, v)| (k, structure_text(v))).collect())
-}
-
+/// A metadata value stored as text: objects and arrays come back as JSON, everything else as the
+/// string it was.
 fn structure_text(value: Value) -> Value {
     match &value {
         Value::String(s) if s.starts_with('{') || s.starts_with('[') => {
@@ -41,7 +36,8 @@ fn structure_text(value: Value) -> Value {
     }
 }
 
-/// A `Map(String, String)` metadata column as [`metadata_values`] reads it; absent is `{}`.
+/// A `Map(String, String)` metadata column with each value read by [`structure_text`]; `null` is
+/// `{}`.
 pub fn de_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
     let map = Option::<BTreeMap<String, String>>::deserialize(deserializer)?.unwrap_or_default();
     Ok(Value::Object(map.into_iter().map(|(k, v)| (k, structure_text(Value::String(v)))).collect()))
@@ -142,8 +138,9 @@ mod tests {
 
     #[test]
     fn metadata_parses_only_structures() {
-        let value = metadata_values(json!({"a": "{\"x\":1}", "b": "42", "c": "[1"}));
-        assert_eq!(value, json!({"a": {"x": 1}, "b": "42", "c": "[1"}));
+        let row: Row =
+            serde_json::from_str(r#"{"metadata": {"a": "{\"x\":1}", "b": "42", "c": "[1"}}"#).unwrap();
+        assert_eq!(row.metadata, json!({"a": {"x": 1}, "b": "42", "c": "[1"}));
     }
 
     #[derive(Deserialize)]

@@ -108,11 +108,11 @@ pub struct ItemDataset {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemIo {
-    #[schema(value_type = Object, nullable)]
+    #[schema(value_type = Object, nullable, required = false)]
     pub input: Value,
-    #[schema(value_type = Object, nullable)]
+    #[schema(value_type = Object, nullable, required = false)]
     pub output: Value,
-    #[schema(value_type = Object, nullable)]
+    #[schema(value_type = Object, nullable, required = false)]
     pub expected_output: Value,
 }
 
@@ -120,7 +120,7 @@ pub struct ItemIo {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemExperiment {
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, required = false)]
     pub experiment_metadata: Value,
     pub experiment_description: Option<String>,
 }

@@ -1,7 +1,8 @@
 //! A v2 observation as rows yield it and as it is answered. Which columns a row has depends on
 //! the `fields` groups asked for, so every column of an optional group is optional in [`Row`];
 //! [`ObservationV2`] carries each group as a whole, present exactly when it was asked for (a
-//! group's keys are then all there, `null` or not).
+//! group's keys are then all there, `null` or not). A group's keys are flattened into the
+//! observation, so none of them is `required` in the OpenAPI document.
 
 use std::collections::BTreeMap;
 
@@ -152,15 +153,21 @@ pub struct ObservationV2 {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Basic {
+    #[schema(required = false)]
     pub name: String,
+    #[schema(required = false)]
     pub level: String,
     pub status_message: Option<String>,
     pub version: Option<String>,
+    #[schema(required = false)]
     pub environment: String,
+    #[schema(required = false)]
     pub bookmarked: bool,
+    #[schema(required = false)]
     pub public: bool,
     pub user_id: Option<String>,
     pub session_id: Option<String>,
+    #[schema(required = false)]
     pub is_root_observation: bool,
 }
 
@@ -169,16 +176,18 @@ pub struct Basic {
 #[serde(rename_all = "camelCase")]
 pub struct Times {
     pub completion_start_time: Option<String>,
+    #[schema(required = false)]
     pub created_at: String,
+    #[schema(required = false)]
     pub updated_at: String,
 }
 
 /// `fields=io`: the stored text, `null` when empty.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Io {
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, required = false)]
     pub input: Value,
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, required = false)]
     pub output: Value,
 }
 
@@ -189,7 +198,7 @@ pub struct Model {
     pub provided_model_name: Option<String>,
     pub internal_model_id: Option<String>,
     /// Parsed back when JSON.
-    #[schema(value_type = Object, nullable)]
+    #[schema(value_type = Object, nullable, required = false)]
     pub model_parameters: Value,
 }
 
@@ -197,7 +206,9 @@ pub struct Model {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
+    #[schema(required = false)]
     pub usage_details: BTreeMap<String, u64>,
+    #[schema(required = false)]
     pub cost_details: BTreeMap<String, Num>,
     pub total_cost: Option<Num>,
     pub usage_pricing_tier_name: Option<String>,
@@ -224,6 +235,7 @@ pub struct Metrics {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceContext {
+    #[schema(required = false)]
     pub tags: Vec<String>,
     pub release: Option<String>,
     pub trace_name: Option<String>,

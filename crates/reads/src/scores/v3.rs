@@ -55,7 +55,7 @@ pub struct ScoreDetails {
     pub comment: Option<String>,
     pub config_id: Option<String>,
     /// The score's metadata: structures as JSON, other values as the text they were.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Object, required = false)]
     pub metadata: Value,
 }
 
