@@ -79,9 +79,9 @@ impl Read {
         &self.state.stores.clickhouse
     }
 
-    /// Observations as they are answered: with the prices of the model each was priced with (the
-    /// rows carry its id; the prices are in PostgreSQL), and the media they reference.
-    async fn priced<T: Priced + MediaFields>(
+    /// Completes observations as they are answered: the prices of the model each was priced with
+    /// (the rows carry its id; the prices are in PostgreSQL), and the media they reference.
+    async fn add_prices_and_media<T: Priced + MediaFields>(
         &self,
         headers: &HeaderMap,
         mut rows: Vec<&mut T>,
@@ -120,7 +120,7 @@ async fn observations_v2(
 ) -> Reply<CursorPage<ObservationV2>> {
     let r = Read::v4(s, a, q, "v2 observations API")?;
     let mut page = reads::observations::list(r.clickhouse(), &r.project, &r.params).await?;
-    r.priced(&h, page.data.iter_mut().collect()).await?;
+    r.add_prices_and_media(&h, page.data.iter_mut().collect()).await?;
     Ok(Json(page))
 }
 
@@ -260,7 +260,7 @@ async fn observation(
 ) -> Reply<ObservationView> {
     let r = Read::legacy(s, a, None)?;
     let mut observation = reads::legacy::observations::get(r.clickhouse(), &r.project, &id).await?;
-    r.priced(&h, vec![&mut observation]).await?;
+    r.add_prices_and_media(&h, vec![&mut observation]).await?;
     Ok(Json(observation))
 }
 
@@ -303,7 +303,7 @@ async fn generations(
 /// A legacy observation list, of one type or of all.
 async fn observation_list(r: Read, h: &HeaderMap, kind: Option<&str>) -> Reply<Paged<ObservationView>> {
     let mut page = reads::legacy::observations::list(r.clickhouse(), &r.project, &r.params, kind).await?;
-    r.priced(h, page.data.iter_mut().collect()).await?;
+    r.add_prices_and_media(h, page.data.iter_mut().collect()).await?;
     Ok(Json(page))
 }
 

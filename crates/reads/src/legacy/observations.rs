@@ -111,7 +111,7 @@ pub struct ObservationView {
     deleted: u8,
     /// The old shape of `usageDetails`: input, output and total tokens.
     #[serde(skip_deserializing)]
-    pub usage: Usage,
+    pub usage: TokenUsage,
     #[serde(skip_deserializing)]
     pub unit: &'static str,
     #[serde(skip_deserializing)]
@@ -135,7 +135,7 @@ pub struct ObservationView {
 
 /// Token usage in the shape of the first SDKs.
 #[derive(Debug, Default, Serialize, ToSchema)]
-pub struct Usage {
+pub struct TokenUsage {
     pub input: u64,
     pub output: u64,
     pub total: u64,
@@ -236,7 +236,7 @@ pub(crate) fn render_view(mut view: ObservationView) -> Option<ObservationView> 
     }
     let n = |k: &str| view.usage_details.get(k).copied().unwrap_or(0);
     let (input, output, total) = (n("input"), n("output"), n("total"));
-    view.usage = Usage { input, output, total, unit: TOKENS };
+    view.usage = TokenUsage { input, output, total, unit: TOKENS };
     view.unit = TOKENS;
     (view.prompt_tokens, view.completion_tokens, view.total_tokens) = (input, output, total);
     Some(view)

@@ -121,25 +121,25 @@ pub struct ObservationV2 {
     pub output_price: Option<f64>,
     pub total_price: Option<f64>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub basic: Option<Basic>,
+    pub basic: Option<ObservationBasic>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub time: Option<Times>,
+    pub time: Option<ObservationTimes>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub io: Option<Io>,
+    pub io: Option<ObservationIo>,
     /// `fields=metadata`: values as stored, cut to 200 characters unless in `expandMetadata`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<HashMap<String, String>>)]
     pub metadata: Option<Value>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub model: Option<Model>,
+    pub model: Option<ObservationModel>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<ObservationUsage>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<Prompt>,
+    pub prompt: Option<ObservationPrompt>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<Metrics>,
+    pub metrics: Option<ObservationMetrics>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub trace_context: Option<TraceContext>,
+    pub trace_context: Option<ObservationTraceContext>,
     /// `fields=scores`: its scores, and on a root observation its trace's (spec 1.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<Vec<ScoreV3>>,
@@ -152,7 +152,7 @@ pub struct ObservationV2 {
 /// `fields=basic` (the default).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Basic {
+pub struct ObservationBasic {
     #[schema(required = false)]
     pub name: String,
     #[schema(required = false)]
@@ -174,7 +174,7 @@ pub struct Basic {
 /// `fields=time`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Times {
+pub struct ObservationTimes {
     pub completion_start_time: Option<String>,
     #[schema(required = false)]
     pub created_at: String,
@@ -184,7 +184,7 @@ pub struct Times {
 
 /// `fields=io`: the stored text, `null` when empty.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Io {
+pub struct ObservationIo {
     #[schema(value_type = Option<String>, required = false)]
     pub input: Value,
     #[schema(value_type = Option<String>, required = false)]
@@ -194,7 +194,7 @@ pub struct Io {
 /// `fields=model`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Model {
+pub struct ObservationModel {
     pub provided_model_name: Option<String>,
     pub internal_model_id: Option<String>,
     /// Parsed back when JSON.
@@ -205,7 +205,7 @@ pub struct Model {
 /// `fields=usage`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Usage {
+pub struct ObservationUsage {
     #[schema(required = false)]
     pub usage_details: BTreeMap<String, u64>,
     #[schema(required = false)]
@@ -217,7 +217,7 @@ pub struct Usage {
 /// `fields=prompt`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Prompt {
+pub struct ObservationPrompt {
     pub prompt_id: Option<String>,
     pub prompt_name: Option<String>,
     pub prompt_version: Option<u64>,
@@ -226,7 +226,7 @@ pub struct Prompt {
 /// `fields=metrics`: seconds.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Metrics {
+pub struct ObservationMetrics {
     pub latency: Option<Num>,
     pub time_to_first_token: Option<Num>,
 }
@@ -234,7 +234,7 @@ pub struct Metrics {
 /// `fields=trace_context`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TraceContext {
+pub struct ObservationTraceContext {
     #[schema(required = false)]
     pub tags: Vec<String>,
     pub release: Option<String>,
@@ -246,7 +246,7 @@ impl Row {
     pub(super) fn into_observation(self, groups: &[&str]) -> ObservationV2 {
         let asked = |group: &str| groups.contains(&group);
         ObservationV2 {
-            basic: asked("basic").then(|| Basic {
+            basic: asked("basic").then(|| ObservationBasic {
                 name: self.name.unwrap_or_default(),
                 level: self.level.unwrap_or_default(),
                 status_message: self.status_message,
@@ -258,32 +258,34 @@ impl Row {
                 session_id: self.session_id,
                 is_root_observation: self.is_root_observation.unwrap_or_default(),
             }),
-            time: asked("time").then(|| Times {
+            time: asked("time").then(|| ObservationTimes {
                 completion_start_time: self.completion_start_time,
                 created_at: self.created_at.unwrap_or_default(),
                 updated_at: self.updated_at.unwrap_or_default(),
             }),
-            io: asked("io").then_some(Io { input: self.input, output: self.output }),
+            io: asked("io").then_some(ObservationIo { input: self.input, output: self.output }),
             metadata: asked("metadata").then_some(self.metadata),
-            model: asked("model").then_some(Model {
+            model: asked("model").then_some(ObservationModel {
                 provided_model_name: self.provided_model_name,
                 internal_model_id: self.internal_model_id,
                 model_parameters: self.model_parameters,
             }),
-            usage: asked("usage").then_some(Usage {
+            usage: asked("usage").then_some(ObservationUsage {
                 usage_details: self.usage_details,
                 cost_details: self.cost_details,
                 total_cost: self.total_cost,
                 usage_pricing_tier_name: self.usage_pricing_tier_name,
             }),
-            prompt: asked("prompt").then_some(Prompt {
+            prompt: asked("prompt").then_some(ObservationPrompt {
                 prompt_id: self.prompt_id,
                 prompt_name: self.prompt_name,
                 prompt_version: self.prompt_version,
             }),
-            metrics: asked("metrics")
-                .then_some(Metrics { latency: self.latency, time_to_first_token: self.time_to_first_token }),
-            trace_context: asked("trace_context").then_some(TraceContext {
+            metrics: asked("metrics").then_some(ObservationMetrics {
+                latency: self.latency,
+                time_to_first_token: self.time_to_first_token,
+            }),
+            trace_context: asked("trace_context").then_some(ObservationTraceContext {
                 tags: self.tags,
                 release: self.release,
                 trace_name: self.trace_name,

@@ -15,7 +15,10 @@ use crate::scores::{self, Attached};
 use crate::sql::{Sql, all_of, and, equals, one_of, project};
 use crate::{Params, ReadError, Result, cursor};
 use body::Row;
-pub use body::{Basic, Io, Metrics, Model, ObservationV2, Prompt, TraceContext, Usage};
+pub use body::{
+    ObservationBasic, ObservationIo, ObservationMetrics, ObservationModel, ObservationPrompt,
+    ObservationTimes, ObservationTraceContext, ObservationUsage, ObservationV2,
+};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
 const GROUPS: &[(&str, &str)] = &[
@@ -211,7 +214,7 @@ struct Page<'a> {
     limit: i64,
 }
 
-/// The key of a row in API order: what a cursor records.
+/// A page's key in API order (the candidates step).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Candidate {
@@ -222,11 +225,14 @@ struct Candidate {
     start_time: String,
 }
 
-fn next_cursor<R>(rows: &mut Vec<R>, limit: i64, key: impl Fn(&R) -> Candidate) -> Option<String> {
-    cursor::cut_page(rows, limit, |last| {
-        let Candidate { id, trace_id, start_time } = key(last);
-        Cursor { last_start_time_to: start_time, last_trace_id: trace_id, last_id: id }
-    })
+impl Cursor {
+    fn after(start_time: &str, trace_id: &str, id: &str) -> Self {
+        Self {
+            last_start_time_to: start_time.to_owned(),
+            last_trace_id: trace_id.to_owned(),
+            last_id: id.to_owned(),
+        }
+    }
 }
 
 impl Page<'_> {
@@ -248,10 +254,8 @@ impl Page<'_> {
             .push(&format!(") ORDER BY {ORDER} LIMIT "))
             .bind(self.limit + 1);
         let mut rows: Vec<Row> = sql.fetch(clickhouse).await?;
-        let next = next_cursor(&mut rows, self.limit, |row| Candidate {
-            id: row.id.clone(),
-            trace_id: row.trace_id.clone(),
-            start_time: row.cursor_time.clone().unwrap_or_default(),
+        let next = cursor::cut_page(&mut rows, self.limit, |row| {
+            Cursor::after(row.cursor_time.as_deref().unwrap_or_default(), &row.trace_id, &row.id)
         });
         Ok((rows, next))
     }
@@ -268,10 +272,8 @@ impl Page<'_> {
             .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
             .bind(self.limit + 1);
         let mut candidates: Vec<Candidate> = candidates.fetch(clickhouse).await?;
-        let next = next_cursor(&mut candidates, self.limit, |c| Candidate {
-            id: c.id.clone(),
-            trace_id: c.trace_id.clone(),
-            start_time: c.start_time.clone(),
+        let next = cursor::cut_page(&mut candidates, self.limit, |c| {
+            Cursor::after(&c.start_time, &c.trace_id, &c.id)
         });
         if candidates.is_empty() {
             return Ok((Vec::new(), next));
