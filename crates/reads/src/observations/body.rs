@@ -331,3 +331,51 @@ impl crate::model_prices::Priced for ObservationV2 {
         (self.input_price, self.output_price, self.total_price) = (prices.input, prices.output, prices.total);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn observation(groups: &[&str]) -> Value {
+        let row: Row = serde_json::from_value(json!({"id": "o", "traceId": "t", "startTime": "s",
+            "endTime": null, "projectId": "p", "parentObservationId": null, "type": "SPAN", "name": "n",
+            "level": "DEFAULT", "statusMessage": null, "environment": "default", "bookmarked": false,
+            "public": false, "isRootObservation": true, "modelParameters": "{\"temperature\":0}"}))
+        .unwrap();
+        serde_json::to_value(row.into_observation(groups)).unwrap()
+    }
+
+    #[test]
+    fn groups_are_present_exactly_when_asked_for() {
+        let core = observation(&["core"]);
+        let mut keys: Vec<&str> = core.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "endTime",
+                "id",
+                "inputPrice",
+                "modelId",
+                "outputPrice",
+                "parentObservationId",
+                "projectId",
+                "startTime",
+                "totalPrice",
+                "traceId",
+                "type"
+            ]
+        );
+        let basic = observation(&["core", "basic"]);
+        assert_eq!(
+            (&basic["name"], &basic["statusMessage"], &basic["userId"]),
+            (&json!("n"), &Value::Null, &Value::Null)
+        );
+        assert!(basic.get("input").is_none() && basic.get("modelParameters").is_none(), "{basic}");
+        let model = observation(&["core", "model"]);
+        assert_eq!(model["modelParameters"], json!({"temperature": 0}));
+        assert_eq!(model["internalModelId"], Value::Null);
+    }
+}

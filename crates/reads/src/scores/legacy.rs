@@ -297,3 +297,38 @@ pub(crate) async fn of_traces(
     let rows: Vec<ScoreRow> = sql.fetch(clickhouse).await?;
     Ok(rows.into_iter().filter_map(|row| render_row(row, version)).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn score(extra: Value, version: Version) -> Value {
+        let mut row = json!({"id": "s", "projectId": "p", "name": "n", "source": "API", "timestamp": "t",
+            "environment": "default", "createdAt": "t", "updatedAt": "t", "dataType": "NUMERIC", "_value": 1,
+            "_longStringValue": "", "metadata": {"k": "{\"a\":1}"}, "_deleted": 0, "traceId": "tr"});
+        row.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let row: ScoreRow = serde_json::from_value(row).unwrap();
+        serde_json::to_value(render_row(row, version).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn each_data_type_keeps_its_shape() {
+        let numeric = score(json!({}), Version::V1);
+        assert_eq!((&numeric["value"], &numeric["stringValue"]), (&json!(1), &Value::Null));
+        assert_eq!(numeric["metadata"], json!({"k": {"a": 1}}));
+        assert!(numeric.get("sessionId").is_none(), "v1 has no session: {numeric}");
+        let boolean = score(json!({"dataType": "BOOLEAN", "_stringValue": "True"}), Version::V2);
+        assert_eq!((&boolean["value"], &boolean["stringValue"]), (&json!(1.0), &json!("True")));
+        assert_eq!(boolean["sessionId"], Value::Null, "v2 always has the key: {boolean}");
+        let text = score(json!({"dataType": "TEXT", "_longStringValue": "long"}), Version::V2);
+        assert!(text.get("value").is_none(), "{text}");
+        assert_eq!(text["stringValue"], "long");
+        let deleted: ScoreRow = serde_json::from_value(json!({"id": "s", "projectId": "p", "name": "n",
+            "source": "API", "timestamp": "t", "environment": "e", "createdAt": "t", "updatedAt": "t",
+            "dataType": "NUMERIC", "metadata": {}, "_deleted": 1}))
+        .unwrap();
+        assert!(render_row(deleted, Version::V2).is_none());
+    }
+}
