@@ -5,10 +5,8 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
 
 use crate::ReadError;
-use crate::sql::JsonRow;
 
 pub fn encode<T: Serialize>(value: &T) -> String {
     URL_SAFE_NO_PAD.encode(serde_json::to_vec(value).unwrap_or_default())
@@ -24,27 +22,16 @@ pub fn decode<T: DeserializeOwned>(raw: &str) -> Result<T, ReadError> {
 
 /// Cuts a `limit + 1` fetch to `limit` rows and returns the cursor after the last kept row when
 /// the extra row showed that more exist.
-pub fn cut_page<T: Serialize>(
-    rows: &mut Vec<JsonRow>,
-    limit: i64,
-    make: impl Fn(&JsonRow) -> T,
-) -> Option<String> {
+pub fn cut_page<R, T: Serialize>(rows: &mut Vec<R>, limit: i64, make: impl Fn(&R) -> T) -> Option<String> {
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     rows.last().filter(|_| more).map(|last| encode(&make(last)))
 }
 
-/// `{"data": …, "meta": {"cursor"?: …}}`, with `meta` holding `extra` too.
-pub fn page_body(data: Vec<Value>, next: Option<String>, mut meta: Map<String, Value>) -> Value {
-    if let Some(next) = next {
-        meta.insert("cursor".into(), Value::String(next));
-    }
-    json!({ "data": data, "meta": meta })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     #[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
     struct C {
@@ -62,13 +49,13 @@ mod tests {
 
     #[test]
     fn a_page_gets_a_cursor_only_when_the_extra_row_came_back() {
-        let rows =
-            |n: usize| (0..n).map(|i| JsonRow::from_iter([("id".to_owned(), json!(i))])).collect::<Vec<_>>();
+        let rows = |n: usize| (0..n).collect::<Vec<_>>();
         let mut full = rows(3);
-        let next = cut_page(&mut full, 2, |last| last["id"].clone());
+        let next = cut_page(&mut full, 2, |last| *last);
         assert_eq!((full.len(), next.map(|c| decode::<Value>(&c).unwrap())), (2, Some(json!(1))));
         let mut last_page = rows(2);
-        assert_eq!(cut_page(&mut last_page, 2, |last| last["id"].clone()), None);
-        assert_eq!(page_body(vec![], None, Map::new()), json!({"data": [], "meta": {}}));
+        assert_eq!(cut_page(&mut last_page, 2, |last| *last), None);
+        let empty = crate::CursorPage::<u8>::new(vec![], None);
+        assert_eq!(serde_json::to_value(empty).unwrap(), json!({"data": [], "meta": {}}));
     }
 }

@@ -1,7 +1,9 @@
 //! The public read APIs, as queries and response bodies: the v4 reads (v2 observations, v3 scores,
 //! v2 metrics, experiments) on the events tables, and the legacy v1 reads on the v3 tables.
 //!
-//! Each endpoint is one function from the request's parameters to its JSON body. Which endpoint is
+//! Each endpoint is one function from the request's parameters to its typed body (`Serialize` +
+//! `utoipa::ToSchema`, so a change of shape is a compile error in web and shows in the OpenAPI
+//! document). Which endpoint is
 //! available in which write mode is decided by the web binary ([`gate`]); everything here assumes
 //! it may run.
 //!
@@ -20,11 +22,13 @@ pub mod legacy;
 pub mod metrics;
 pub mod model_prices;
 pub mod observations;
+pub mod page;
 pub mod params;
 pub mod render;
 pub mod scores;
 pub mod sql;
 
+pub use page::{CursorMeta, CursorPage, PageMeta, Paged};
 pub use params::Params;
 
 /// Why a read could not be answered.

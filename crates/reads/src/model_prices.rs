@@ -3,62 +3,74 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::Value;
-
-use crate::render::rows_mut;
-
-const MODEL_ID_KEYS: [&str; 2] = ["internalModelId", "modelId"];
-const PRICE_KEYS: [(&str, &str); 3] =
-    [("inputPrice", "input"), ("outputPrice", "output"), ("totalPrice", "total")];
-
-fn model_id(row: &serde_json::Map<String, Value>) -> Option<&str> {
-    MODEL_ID_KEYS.iter().find_map(|key| row.get(*key)?.as_str()).filter(|id| !id.is_empty())
+/// An observation body that carries the id of the model it was priced with and its prices.
+pub trait Priced {
+    fn model_id(&self) -> Option<&str>;
+    fn set_prices(&mut self, prices: Prices);
 }
 
-/// The distinct model ids the body's rows were priced with.
-pub fn model_ids(body: &mut Value) -> Vec<String> {
-    let mut ids: Vec<String> =
-        rows_mut(body).into_iter().filter_map(|row| model_id(row).map(str::to_owned)).collect();
+/// A model's price per unit of each usage type the API shows; `None` when it has none.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: Option<f64>,
+    pub output: Option<f64>,
+    pub total: Option<f64>,
+}
+
+fn model_id<T: Priced>(row: &T) -> Option<&str> {
+    row.model_id().filter(|id| !id.is_empty())
+}
+
+/// The distinct model ids the rows were priced with.
+pub fn model_ids<'a, T: Priced + 'a>(rows: impl IntoIterator<Item = &'a T>) -> Vec<String> {
+    let mut ids: Vec<String> = rows.into_iter().filter_map(|row| model_id(row).map(str::to_owned)).collect();
     ids.sort();
     ids.dedup();
     ids
 }
 
-/// Fills the price keys of every row whose model has prices; rows without stay `null`.
-pub fn attach(body: &mut Value, prices: &HashMap<String, BTreeMap<String, f64>>) {
-    for row in rows_mut(body) {
+/// Fills the prices of every row whose model has prices; rows without keep `null`.
+pub fn attach<'a, T: Priced + 'a>(
+    rows: impl IntoIterator<Item = &'a mut T>,
+    prices: &HashMap<String, BTreeMap<String, f64>>,
+) {
+    for row in rows {
         let Some(model_prices) = model_id(row).and_then(|id| prices.get(id)) else { continue };
-        let filled: Vec<(&str, Value)> = PRICE_KEYS
-            .iter()
-            .map(|(key, usage)| (*key, model_prices.get(*usage).map_or(Value::Null, |p| Value::from(*p))))
-            .collect();
-        for (key, value) in filled {
-            row.insert(key.to_owned(), value);
-        }
+        let price = |usage: &str| model_prices.get(usage).copied();
+        let filled = Prices { input: price("input"), output: price("output"), total: price("total") };
+        row.set_prices(filled);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
+    #[derive(Default)]
+    struct Row {
+        model: Option<String>,
+        prices: Prices,
+    }
+
+    impl Priced for Row {
+        fn model_id(&self) -> Option<&str> {
+            self.model.as_deref()
+        }
+        fn set_prices(&mut self, prices: Prices) {
+            self.prices = prices;
+        }
+    }
+
     #[test]
-    fn fills_prices_of_priced_rows_in_lists_and_single_objects() {
+    fn fills_prices_of_priced_rows() {
         let prices = HashMap::from([(
             "m".to_owned(),
             BTreeMap::from([("input".to_owned(), 1e-6), ("output".to_owned(), 2e-6)]),
         )]);
-        let mut list = json!({"data": [{"internalModelId": "m", "inputPrice": null}, {"modelId": null, "inputPrice": null}]});
-        assert_eq!(model_ids(&mut list), vec!["m".to_owned()]);
-        attach(&mut list, &prices);
-        assert_eq!(list["data"][0]["inputPrice"], 1e-6);
-        assert_eq!(list["data"][0]["outputPrice"], 2e-6);
-        assert_eq!(list["data"][0]["totalPrice"], Value::Null);
-        assert_eq!(list["data"][1]["inputPrice"], Value::Null);
-        let mut single = json!({"modelId": "m", "inputPrice": null});
-        attach(&mut single, &prices);
-        assert_eq!(single["outputPrice"], 2e-6);
+        let mut rows = vec![Row { model: Some("m".into()), ..Row::default() }, Row::default()];
+        assert_eq!(model_ids(&rows), vec!["m".to_owned()]);
+        attach(&mut rows, &prices);
+        assert_eq!(rows[0].prices, Prices { input: Some(1e-6), output: Some(2e-6), total: None });
+        assert_eq!(rows[1].prices, Prices::default());
     }
 }

@@ -114,14 +114,19 @@ impl PageRequest {
     }
 
     /// The `meta` block: `{page, limit, totalItems, totalPages}`.
-    pub fn meta(&self, total_items: u64) -> serde_json::Value {
+    pub fn meta(&self, total_items: u64) -> crate::page::PageMeta {
         let limit = self.limit as u64;
-        serde_json::json!({
-            "page": self.page,
-            "limit": self.limit,
-            "totalItems": total_items,
-            "totalPages": total_items.div_ceil(limit),
-        })
+        crate::page::PageMeta {
+            page: self.page,
+            limit: self.limit,
+            total_items,
+            total_pages: total_items.div_ceil(limit),
+        }
+    }
+
+    /// A page of `data` out of `total_items`.
+    pub fn page<T>(&self, data: Vec<T>, total_items: u64) -> crate::page::Paged<T> {
+        crate::page::Paged { data, meta: self.meta(total_items) }
     }
 }
 
@@ -158,7 +163,7 @@ mod tests {
     fn page_meta_rounds_up() {
         let page = PageRequest { page: 2, limit: 10 };
         assert_eq!(page.offset(), 10);
-        assert_eq!(page.meta(21)["totalPages"], 3);
-        assert_eq!(page.meta(0)["totalPages"], 0);
+        assert_eq!(page.meta(21).total_pages, 3);
+        assert_eq!(page.meta(0).total_pages, 0);
     }
 }

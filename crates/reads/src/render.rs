@@ -1,13 +1,15 @@
 //! Shaping engine rows into the bodies SDKs parse strictly: JSON strings parsed back into values
-//! where the API returns values, metadata maps, and keys that must be present even when null.
+//! where the API returns values, and metadata maps. The `de_*` functions do it while a row is
+//! deserialized (`#[serde(deserialize_with = …)]`), so no row passes through a `Value` first.
 
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
-
-use crate::sql::JsonRow;
 
 /// A stored JSON text as the value it encodes; text that is not JSON stays a string. Empty and
 /// missing become `null`.
-pub fn json_text(value: Value) -> Value {
+fn json_text(value: Value) -> Value {
     match value {
         Value::String(s) if s.is_empty() => Value::Null,
         Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
@@ -15,32 +17,30 @@ pub fn json_text(value: Value) -> Value {
     }
 }
 
-/// Parses the named keys of a row in place with [`json_text`].
-pub fn parse_json_keys(row: &mut JsonRow, keys: &[&str]) {
-    for key in keys {
-        if let Some(value) = row.get_mut(*key) {
-            *value = json_text(value.take());
+/// A stored JSON text column (`Nullable(String)`) as [`json_text`] reads it.
+pub fn de_json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Ok(match Option::<String>::deserialize(deserializer)? {
+        None => Value::Null,
+        Some(text) => json_text(Value::String(text)),
+    })
+}
+
+/// A metadata value stored as text: objects and arrays come back as JSON, everything else as the
+/// string it was.
+fn structure_text(value: Value) -> Value {
+    match &value {
+        Value::String(s) if s.starts_with('{') || s.starts_with('[') => {
+            serde_json::from_str(s).unwrap_or(value)
         }
+        _ => value,
     }
 }
 
-/// A metadata map whose values were stored as text: objects and arrays come back as JSON,
-/// everything else as the string it was.
-pub fn metadata_values(value: Value) -> Value {
-    let Value::Object(map) = value else { return Value::Object(Map::new()) };
-    Value::Object(
-        map.into_iter()
-            .map(|(k, v)| {
-                let parsed = match &v {
-                    Value::String(s) if s.starts_with('{') || s.starts_with('[') => {
-                        serde_json::from_str(s).unwrap_or(v)
-                    }
-                    _ => v,
-                };
-                (k, parsed)
-            })
-            .collect(),
-    )
+/// A `Map(String, String)` metadata column with each value read by [`structure_text`]; `null` is
+/// `{}`.
+pub fn de_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    let map = Option::<BTreeMap<String, String>>::deserialize(deserializer)?.unwrap_or_default();
+    Ok(Value::Object(map.into_iter().map(|(k, v)| (k, structure_text(Value::String(v)))).collect()))
 }
 
 /// Truncates metadata values longer than `max` characters unless their key is in `expand`.
@@ -56,7 +56,8 @@ pub fn truncate_metadata(value: &mut Value, max: usize, expand: &[String]) {
     }
 }
 
-/// The objects of a response body: the rows of a list (`data`) or the single object of a get.
+/// The objects of a response body still built as JSON (the resources' bodies): the rows of a
+/// list (`data`) or the single object of a get.
 pub fn rows_mut(body: &mut Value) -> Vec<&mut Map<String, Value>> {
     if body.get("data").is_some_and(Value::is_array) {
         return objects_mut(&mut body["data"]);
@@ -69,24 +70,57 @@ pub fn objects_mut(list: &mut Value) -> Vec<&mut Map<String, Value>> {
     list.as_array_mut().into_iter().flatten().filter_map(Value::as_object_mut).collect()
 }
 
-/// Puts `null` under every key that is absent, so strict clients find it.
-pub fn ensure_keys(row: &mut JsonRow, keys: &[&str]) {
-    for key in keys {
-        row.entry(*key).or_insert(Value::Null);
+/// A number exactly as the engine printed it: `1` stays `1` and `0.5` stays `0.5`, as clients
+/// saw them before the bodies were typed (an `f64` would print `1.0`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Num(pub serde_json::Number);
+
+impl Num {
+    /// A computed number, printed as an `f64` (`0.0`, `1.5`); non-finite becomes `0.0`.
+    pub fn float(value: f64) -> Self {
+        Self(serde_json::Number::from_f64(value).unwrap_or_else(|| serde_json::Number::from(0)))
+    }
+
+    pub fn int(value: i64) -> Self {
+        Self(serde_json::Number::from(value))
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        self.0.as_f64()
     }
 }
 
-/// Removes and returns a helper column the client must not see.
-pub fn take(row: &mut JsonRow, key: &str) -> Value {
-    row.remove(key).unwrap_or(Value::Null)
+impl utoipa::PartialSchema for Num {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Number).into()
+    }
 }
 
-pub fn take_str(row: &mut JsonRow, key: &str) -> String {
-    match take(row, key) {
-        Value::String(s) => s,
-        Value::Null => String::new(),
-        other => other.to_string(),
+impl utoipa::ToSchema for Num {}
+
+/// A body whose JSON fields may reference media (`@@@langfuseMedia:…@@@`), listed as
+/// `mediaReferences` once web has looked them up (`resources::media::attach`).
+pub trait MediaFields {
+    /// The field of that wire name, when the body has it (a field group left out has none).
+    fn media_field(&self, name: &str) -> Option<&Value>;
+    fn set_media_references(&mut self, references: Vec<Value>);
+}
+
+/// Bodies still built as JSON objects.
+impl MediaFields for Map<String, Value> {
+    fn media_field(&self, name: &str) -> Option<&Value> {
+        self.get(name)
     }
+
+    fn set_media_references(&mut self, references: Vec<Value>) {
+        self.insert("mediaReferences".to_owned(), Value::Array(references));
+    }
+}
+
+/// A deleted version (`is_deleted AS _deleted`, 0 or 1) hides its row.
+pub fn is_deleted(flag: &u8) -> bool {
+    *flag == 1
 }
 
 #[cfg(test)]
@@ -104,8 +138,27 @@ mod tests {
 
     #[test]
     fn metadata_parses_only_structures() {
-        let value = metadata_values(json!({"a": "{\"x\":1}", "b": "42", "c": "[1"}));
-        assert_eq!(value, json!({"a": {"x": 1}, "b": "42", "c": "[1"}));
+        let row: Row =
+            serde_json::from_str(r#"{"metadata": {"a": "{\"x\":1}", "b": "42", "c": "[1"}}"#).unwrap();
+        assert_eq!(row.metadata, json!({"a": {"x": 1}, "b": "42", "c": "[1"}));
+    }
+
+    #[derive(Deserialize)]
+    struct Row {
+        #[serde(default, deserialize_with = "de_json_text")]
+        input: Value,
+        #[serde(default, deserialize_with = "de_metadata")]
+        metadata: Value,
+    }
+
+    #[test]
+    fn rows_parse_while_deserialized() {
+        let row: Row = serde_json::from_str(r#"{"input": "{\"a\":1}", "metadata": {"k": "[1]"}}"#).unwrap();
+        assert_eq!((row.input, row.metadata), (json!({"a": 1}), json!({"k": [1]})));
+        let row: Row = serde_json::from_str(r#"{"input": null, "metadata": null}"#).unwrap();
+        assert_eq!((row.input, row.metadata), (Value::Null, json!({})));
+        let row: Row = serde_json::from_str(r#"{"input": ""}"#).unwrap();
+        assert_eq!(row.input, Value::Null);
     }
 
     #[test]

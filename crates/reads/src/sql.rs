@@ -2,9 +2,10 @@
 //!
 //! User input never enters the SQL text: every value goes through a `?` placeholder that the
 //! `clickhouse` crate renders as an escaped literal. ClickHouse itself serialises the rows
-//! (`JSONEachRow`, dates in ISO-8601 with `Z`), so a response is assembled without a typed row per
-//! field-group combination.
+//! (`JSONEachRow`, dates in ISO-8601 with `Z`, numbers as it prints them), and each row is
+//! deserialized straight into the typed row of its query.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use storage::clickhouse::ClickHouse;
 
@@ -101,8 +102,14 @@ impl Sql {
         query
     }
 
-    /// Runs the query and parses each output row into a JSON object.
+    /// Runs the query and parses each output row into a JSON object (for rows whose keys the
+    /// request decides, as metrics rows).
     pub async fn fetch_json(self, clickhouse: &ClickHouse) -> Result<Vec<JsonRow>, ReadError> {
+        self.fetch(clickhouse).await
+    }
+
+    /// Runs the query and deserializes each output row into `T`.
+    pub async fn fetch<T: DeserializeOwned>(self, clickhouse: &ClickHouse) -> Result<Vec<T>, ReadError> {
         let mut cursor = self
             .into_query(clickhouse)
             .with_setting("date_time_output_format", "iso")
@@ -149,9 +156,13 @@ pub fn time_bound(column: &str, op: &str, at: chrono::DateTime<chrono::Utc>) -> 
 
 /// How many rows a `FROM` source (a table expression, e.g. `(…) AS latest`) yields.
 pub async fn count_rows(clickhouse: &ClickHouse, from: &Sql) -> Result<u64, ReadError> {
+    #[derive(serde::Deserialize)]
+    struct Count {
+        n: u64,
+    }
     let mut sql = Sql::new("SELECT count() AS n FROM ");
     sql.append(from);
-    Ok(sql.fetch_json(clickhouse).await?.first().and_then(|r| r["n"].as_u64()).unwrap_or(0))
+    Ok(sql.fetch::<Count>(clickhouse).await?.first().map_or(0, |c| c.n))
 }
 
 /// `a AND b AND …` of the non-empty fragments, or `1`.

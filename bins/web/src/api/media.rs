@@ -7,7 +7,6 @@ use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -40,11 +39,11 @@ fn public_base(headers: &HeaderMap) -> String {
 
 /// Sets `mediaReferences` on each object (see `resources::media::attach`), with download URLs for
 /// the caller of this request.
-pub(super) async fn attach_references(
+pub(super) async fn attach_references<T: reads::render::MediaFields + ?Sized>(
     state: &AppState,
     headers: &HeaderMap,
     project: &str,
-    objects: Vec<&mut serde_json::Map<String, Value>>,
+    objects: Vec<&mut T>,
     fields: &[&'static str],
 ) -> Result<(), ApiError> {
     let urls = urls(state, headers);

@@ -16,6 +16,7 @@ mod otel;
 mod projects;
 mod prompts;
 mod query;
+mod read_params;
 mod reads;
 mod score_configs;
 mod trace_deletion;
@@ -40,7 +41,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin::routes())
         .merge(otel::routes())
         .merge(batch::routes())
-        .merge(reads::routes().into())
+        .merge(reads::routes())
         .merge(prompts::routes())
         .merge(models::routes())
         .merge(media::routes())

@@ -2,15 +2,20 @@
 //! §4.4): experiments are the dataset runs recorded on the events, an item is the root span of one
 //! dataset item's run (`span_id = experiment_item_root_span_id`).
 
+mod bodies;
 mod sources;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
 
-use crate::render::{self, take};
-use crate::sql::{JsonRow, Sql, all_of};
+use crate::page::CursorPage;
+use crate::scores::ScoreRow;
+use crate::scores::v3::ScoreV3;
+use crate::sql::{Sql, all_of};
 use crate::{Params, ReadError, Result, cursor};
+use bodies::ItemRow;
+pub use bodies::{Experiment, ExperimentItem, ItemDataset, ItemExperiment, ItemIo};
 use sources::{Range, filters};
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -69,7 +74,11 @@ fn groups(params: &Params, allowed: &[&'static str], default: &[&'static str]) -
     Ok(out)
 }
 
-pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+pub async fn list(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    params: &Params,
+) -> Result<CursorPage<Experiment>> {
     let limit = params.int("limit", 50, 1, 100)?;
     let score_limit = params.int("scoreLimit", 50, 1, 50)?;
     let groups = groups(params, &["core", "metadata", "scores"], &["core"])?;
@@ -96,40 +105,36 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         None => None,
     };
     let sql = union(events, runs, "id", after, "_sortTime DESC, id DESC", limit + 1);
-    let mut rows = sql.fetch_json(clickhouse).await?;
+    let mut rows: Vec<Experiment> = sql.fetch(clickhouse).await?;
     let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
-        last_time: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
+        last_time: last.cursor_time.clone(),
         last_trace_id: String::new(),
         last_id: String::new(),
-        last_experiment_id: last["id"].as_str().unwrap_or_default().to_owned(),
+        last_experiment_id: last.id.clone(),
     });
-    let ids: Vec<String> = rows.iter().filter_map(|r| r["id"].as_str().map(str::to_owned)).collect();
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
     let scores = if groups.contains(&"scores") && !ids.is_empty() {
         scores_of(clickhouse, project_id, "dataset_run_id", ids, score_limit).await?
     } else {
         Vec::new()
     };
-    let data: Vec<Value> = rows
-        .into_iter()
-        .map(|mut row| {
-            for helper in ["_cursorTime", "_sortTime", "_source"] {
-                take(&mut row, helper);
-            }
-            let metadata = render::metadata_values(take(&mut row, "metadata"));
-            if groups.contains(&"metadata") {
-                row.insert("metadata".into(), metadata);
-            }
-            if groups.contains(&"scores") {
-                row.insert("scores".into(), scores_for(&scores, row["id"].as_str()));
-            }
-            Value::Object(row)
-        })
-        .collect();
-    Ok(cursor::page_body(data, next, Map::new()))
+    for row in &mut rows {
+        if !groups.contains(&"metadata") {
+            row.metadata = Value::Null;
+        }
+        if groups.contains(&"scores") {
+            row.scores = Some(scores_for(&scores, Some(&row.id)));
+        }
+    }
+    Ok(CursorPage::new(rows, next))
 }
 
-pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+pub async fn items(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    params: &Params,
+) -> Result<CursorPage<ExperimentItem>> {
     let limit = params.int("limit", 50, 1, 100)?;
     let score_limit = params.int("scoreLimit", 50, 1, 50)?;
     let groups = groups(
@@ -161,51 +166,32 @@ pub async fn items(clickhouse: &ClickHouse, project_id: &str, params: &Params) -
     };
     let key = "experimentId, traceId, experimentItemId";
     let sql = union(events, runs, key, after, "_sortTime DESC, traceId DESC, id DESC", limit + 1);
-    let mut rows = sql.fetch_json(clickhouse).await?;
+    let mut rows: Vec<ItemRow> = sql.fetch(clickhouse).await?;
     let next = cursor::cut_page(&mut rows, limit, |last| Cursor {
         v: 1,
-        last_time: last["_cursorTime"].as_str().unwrap_or_default().to_owned(),
-        last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
-        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-        last_experiment_id: last["experimentId"].as_str().unwrap_or_default().to_owned(),
+        last_time: last.cursor_time.clone(),
+        last_trace_id: last.trace_id.clone(),
+        last_id: last.id.clone(),
+        last_experiment_id: last.experiment_id.clone(),
     });
-    let traces: Vec<String> = rows.iter().filter_map(|r| r["traceId"].as_str().map(str::to_owned)).collect();
+    let traces: Vec<String> = rows.iter().map(|r| r.trace_id.clone()).collect();
     let scores = if groups.contains(&"scores") && !traces.is_empty() {
         scores_of(clickhouse, project_id, "trace_id", traces, score_limit).await?
     } else {
         Vec::new()
     };
-    let keep = |group: &str, keys: &[&str], row: &mut JsonRow| {
-        if !groups.contains(&group) {
-            for key in keys {
-                row.remove(*key);
-            }
-        }
-    };
-    let data: Vec<Value> = rows
+    let data = rows
         .into_iter()
-        .map(|mut row| {
-            for helper in ["_cursorTime", "_sortTime", "_source"] {
-                take(&mut row, helper);
-            }
-            render::parse_json_keys(&mut row, &["input", "output", "expectedOutput"]);
-            for key in ["metadata", "experimentItemMetadata", "experimentMetadata"] {
-                let value = render::metadata_values(take(&mut row, key));
-                row.insert(key.into(), value);
-            }
-            keep("dataset", &["experimentDatasetId", "experimentItemVersion"], &mut row);
-            keep("io", &["input", "output", "expectedOutput"], &mut row);
-            keep("metadata", &["metadata"], &mut row);
-            keep("itemMetadata", &["experimentItemMetadata"], &mut row);
-            keep("experimentMetadata", &["experimentMetadata", "experimentDescription"], &mut row);
+        .map(|row| {
+            let trace = row.trace_id.clone();
+            let mut item = row.into_item(&groups);
             if groups.contains(&"scores") {
-                let trace = row["traceId"].as_str().map(str::to_owned);
-                row.insert("scores".into(), scores_for(&scores, trace.as_deref()));
+                item.scores = Some(scores_for(&scores, Some(&trace)));
             }
-            Value::Object(row)
+            item
         })
         .collect();
-    Ok(cursor::page_body(data, next, Map::new()))
+    Ok(CursorPage::new(data, next))
 }
 
 /// Up to `per_key` newest scores for each value of `column`, as ScoreV3 with its subject.
@@ -215,7 +201,7 @@ async fn scores_of(
     column: &str,
     keys: Vec<String>,
     per_key: i64,
-) -> Result<Vec<(String, Value)>> {
+) -> Result<Vec<(String, ScoreV3)>> {
     let mut sql = Sql::new(&format!(
         "SELECT {}, {column} AS _key FROM (SELECT * FROM scores WHERE project_id = ",
         crate::scores::SCORE_COLUMNS
@@ -227,16 +213,16 @@ async fn scores_of(
         .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 ORDER BY timestamp DESC LIMIT ")
         .bind(per_key)
         .push(&format!(" BY {column}"));
-    let rows = sql.fetch_json(clickhouse).await?;
+    let rows: Vec<ScoreRow> = sql.fetch(clickhouse).await?;
     Ok(rows
         .into_iter()
         .filter_map(|mut row| {
-            let key = render::take_str(&mut row, "_key");
+            let key = row.key.take().unwrap_or_default();
             crate::scores::v3::render_row(row, &["core", "subject"]).map(|score| (key, score))
         })
         .collect())
 }
 
-fn scores_for(scores: &[(String, Value)], key: Option<&str>) -> Value {
-    Value::Array(scores.iter().filter(|(k, _)| Some(k.as_str()) == key).map(|(_, s)| s.clone()).collect())
+fn scores_for(scores: &[(String, ScoreV3)], key: Option<&str>) -> Vec<ScoreV3> {
+    scores.iter().filter(|(k, _)| Some(k.as_str()) == key).map(|(_, s)| s.clone()).collect()
 }

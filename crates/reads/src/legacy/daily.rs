@@ -1,14 +1,45 @@
 //! `GET /api/public/metrics/daily` (reference/public-api.md §4.2): per day, the traces and
 //! observations counted, usage and cost, broken down by model, from the v3 tables.
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use storage::clickhouse::ClickHouse;
+use utoipa::ToSchema;
 
+use crate::page::Paged;
 use crate::params::PageRequest;
+use crate::render::Num;
 use crate::sql::{Sql, all_of, equals, one_of, project, time_bound};
 use crate::{Params, Result};
 
-pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+/// One day: what was counted, and usage and cost per model.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Day {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    pub count_observations: u64,
+    pub count_traces: u64,
+    pub total_cost: Num,
+    #[serde(default)]
+    pub usage: Vec<ModelUsage>,
+}
+
+/// One model's usage and cost on a day.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    #[serde(skip_serializing)]
+    date: String,
+    pub model: Option<String>,
+    pub input_usage: u64,
+    pub output_usage: u64,
+    pub total_usage: u64,
+    pub count_observations: u64,
+    pub count_traces: u64,
+    pub total_cost: Num,
+}
+
+pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Paged<Day>> {
     let page = PageRequest::parse(params)?;
     // Trace properties narrow the traces whose observations count.
     let mut trace_conditions = vec![project(project_id)];
@@ -54,26 +85,17 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
          sum(usage_details['total']) AS totalUsage, {measures} FROM "
     ));
     models.append(&latest).push(" WHERE is_deleted = 0 GROUP BY date, model ORDER BY date DESC, model");
-    let days = days.fetch_json(clickhouse).await?;
-    let models = models.fetch_json(clickhouse).await?;
+    let days: Vec<Day> = days.fetch(clickhouse).await?;
+    let models: Vec<ModelUsage> = models.fetch(clickhouse).await?;
     let total = days.len() as u64;
-    let data: Vec<Value> = days
+    let data = days
         .into_iter()
         .skip(page.offset() as usize)
         .take(page.limit as usize)
         .map(|mut day| {
-            let usage: Vec<Value> = models
-                .iter()
-                .filter(|m| m["date"] == day["date"])
-                .map(|m| {
-                    let mut m = m.clone();
-                    m.remove("date");
-                    Value::Object(m)
-                })
-                .collect();
-            day.insert("usage".into(), Value::Array(usage));
-            Value::Object(day)
+            day.usage = models.iter().filter(|m| m.date == day.date).cloned().collect();
+            day
         })
         .collect();
-    Ok(json!({ "data": data, "meta": page.meta(total) }))
+    Ok(page.page(data, total))
 }

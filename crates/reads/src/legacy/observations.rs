@@ -1,14 +1,19 @@
 //! `GET /api/public/observations[/{id}]`, and the `spans` / `generations` lists, from the v3
 //! `observations` table (reference/public-api.md §4.6).
 
-use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use utoipa::ToSchema;
 
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
+use crate::page::Paged;
 use crate::params::PageRequest;
-use crate::render::{self, take};
-use crate::sql::{self, JsonRow, Sql, and, equals, one_of, project, time_bound};
+use crate::render::{self, Num};
+use crate::sql::{self, Sql, and, equals, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 /// Every column of an ObservationsView, under its API key.
@@ -51,12 +56,105 @@ const COLUMNS: &[Column] = &[
     col("metadata", "metadata", Kind::MetadataMap),
 ];
 
+/// An ObservationsView: a row of [`VIEW_COLUMNS`] with stored JSON parsed back, and usage in both
+/// the old and the new shape.
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservationView {
+    pub id: String,
+    pub trace_id: String,
+    pub project_id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub environment: String,
+    pub parent_observation_id: Option<String>,
+    pub start_time: String,
+    pub end_time: Option<String>,
+    pub name: String,
+    /// Structures as JSON, other values as the text they were.
+    #[serde(deserialize_with = "render::de_metadata")]
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub level: String,
+    pub status_message: Option<String>,
+    pub version: Option<String>,
+    #[serde(deserialize_with = "render::de_json_text")]
+    #[schema(value_type = Object, nullable)]
+    pub input: Value,
+    #[serde(deserialize_with = "render::de_json_text")]
+    #[schema(value_type = Object, nullable)]
+    pub output: Value,
+    pub model: Option<String>,
+    pub model_id: Option<String>,
+    /// `{}` when none were sent.
+    #[serde(deserialize_with = "de_model_parameters")]
+    #[schema(value_type = Object)]
+    pub model_parameters: Value,
+    pub usage_details: BTreeMap<String, u64>,
+    pub cost_details: BTreeMap<String, Num>,
+    pub completion_start_time: Option<String>,
+    pub prompt_id: Option<String>,
+    pub prompt_name: Option<String>,
+    pub prompt_version: Option<u64>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub usage_pricing_tier_id: Option<String>,
+    pub usage_pricing_tier_name: Option<String>,
+    pub calculated_input_cost: Num,
+    pub calculated_output_cost: Num,
+    pub calculated_total_cost: Num,
+    /// Seconds.
+    pub latency: Option<Num>,
+    /// Seconds.
+    pub time_to_first_token: Option<Num>,
+    #[serde(rename = "_deleted", skip_serializing)]
+    deleted: u8,
+    /// The old shape of `usageDetails`: input, output and total tokens.
+    #[serde(skip_deserializing)]
+    pub usage: TokenUsage,
+    #[serde(skip_deserializing)]
+    pub unit: &'static str,
+    #[serde(skip_deserializing)]
+    pub prompt_tokens: u64,
+    #[serde(skip_deserializing)]
+    pub completion_tokens: u64,
+    #[serde(skip_deserializing)]
+    pub total_tokens: u64,
+    /// The prices of the model definition it was priced with (`modelId`), filled by web.
+    #[serde(skip_deserializing)]
+    pub input_price: Option<f64>,
+    #[serde(skip_deserializing)]
+    pub output_price: Option<f64>,
+    #[serde(skip_deserializing)]
+    pub total_price: Option<f64>,
+    /// The media its input, output and metadata reference, filled by web.
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub media_references: Option<Vec<Value>>,
+}
+
+/// Token usage in the shape of the first SDKs.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
+    pub total: u64,
+    pub unit: &'static str,
+}
+
+fn de_model_parameters<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Ok(match render::de_json_text(deserializer)? {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        parameters => parameters,
+    })
+}
+
 pub async fn list(
     clickhouse: &ClickHouse,
     project_id: &str,
     params: &Params,
     fixed_type: Option<&str>,
-) -> Result<Value> {
+) -> Result<Paged<ObservationView>> {
     let page = PageRequest::parse(params)?;
     let mut conditions = Vec::new();
     if let Some(raw) = params.get("filter") {
@@ -98,16 +196,15 @@ pub async fn list(
         .bind(page.limit)
         .push(" OFFSET ")
         .bind(page.offset());
-    let rows = sql.fetch_json(clickhouse).await?;
+    let rows: Vec<ObservationView> = sql.fetch(clickhouse).await?;
     let total = sql::count_rows(clickhouse, &latest).await?;
-    let data: Vec<Value> = rows.into_iter().filter_map(render_view).collect();
-    Ok(json!({ "data": data, "meta": page.meta(total) }))
+    Ok(page.page(rows.into_iter().filter_map(render_view).collect(), total))
 }
 
-pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<Value> {
+pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<ObservationView> {
     let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM observations WHERE project_id = "));
     sql.bind(project_id).push(" AND id = ").bind(id).push(" ORDER BY event_ts DESC LIMIT 1");
-    sql.fetch_json(clickhouse)
+    sql.fetch::<ObservationView>(clickhouse)
         .await?
         .into_iter()
         .next()
@@ -120,41 +217,54 @@ pub(crate) async fn of_traces(
     clickhouse: &ClickHouse,
     project_id: &str,
     trace_ids: Vec<String>,
-) -> Result<Vec<Value>> {
+) -> Result<Vec<ObservationView>> {
     let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM observations WHERE project_id = "));
     sql.bind(project_id)
         .push(" AND trace_id IN ")
         .bind(trace_ids)
         .push(" ORDER BY event_ts DESC LIMIT 1 BY id");
-    let mut views: Vec<Value> =
-        sql.fetch_json(clickhouse).await?.into_iter().filter_map(render_view).collect();
-    views.sort_by(|a, b| a["startTime"].as_str().cmp(&b["startTime"].as_str()));
+    let rows: Vec<ObservationView> = sql.fetch(clickhouse).await?;
+    let mut views: Vec<ObservationView> = rows.into_iter().filter_map(render_view).collect();
+    views.sort_by(|a, b| a.start_time.cmp(&b.start_time));
     Ok(views)
 }
 
-/// An ObservationsView: stored JSON parsed back, usage in both the old and the new shape.
-pub(crate) fn render_view(mut row: JsonRow) -> Option<Value> {
-    if take(&mut row, "_deleted").as_u64() == Some(1) {
+/// The view of a row, with the old usage shape derived from `usageDetails`; `None` when deleted.
+pub(crate) fn render_view(mut view: ObservationView) -> Option<ObservationView> {
+    if render::is_deleted(&view.deleted) {
         return None;
     }
-    render::parse_json_keys(&mut row, &["input", "output", "modelParameters"]);
-    if row.get("modelParameters").is_none_or(Value::is_null) {
-        row.insert("modelParameters".into(), json!({}));
+    let n = |k: &str| view.usage_details.get(k).copied().unwrap_or(0);
+    let (input, output, total) = (n("input"), n("output"), n("total"));
+    view.usage = TokenUsage { input, output, total, unit: TOKENS };
+    view.unit = TOKENS;
+    (view.prompt_tokens, view.completion_tokens, view.total_tokens) = (input, output, total);
+    Some(view)
+}
+
+const TOKENS: &str = "TOKENS";
+
+impl render::MediaFields for ObservationView {
+    fn media_field(&self, name: &str) -> Option<&Value> {
+        match name {
+            "input" => Some(&self.input),
+            "output" => Some(&self.output),
+            "metadata" => Some(&self.metadata),
+            _ => None,
+        }
     }
-    let metadata = render::metadata_values(take(&mut row, "metadata"));
-    row.insert("metadata".into(), metadata);
-    let usage = row.get("usageDetails").cloned().unwrap_or_else(|| json!({}));
-    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-    row.insert(
-        "usage".into(),
-        json!({"input": n("input"), "output": n("output"), "total": n("total"), "unit": "TOKENS"}),
-    );
-    row.insert("unit".into(), json!("TOKENS"));
-    row.insert("promptTokens".into(), json!(n("input")));
-    row.insert("completionTokens".into(), json!(n("output")));
-    row.insert("totalTokens".into(), json!(n("total")));
-    for key in ["inputPrice", "outputPrice", "totalPrice"] {
-        row.insert(key.into(), Value::Null);
+
+    fn set_media_references(&mut self, references: Vec<Value>) {
+        self.media_references = Some(references);
     }
-    Some(Value::Object(Map::from_iter(row)))
+}
+
+impl crate::model_prices::Priced for ObservationView {
+    fn model_id(&self) -> Option<&str> {
+        self.model_id.as_deref()
+    }
+
+    fn set_prices(&mut self, prices: crate::model_prices::Prices) {
+        (self.input_price, self.output_price, self.total_price) = (prices.input, prices.output, prices.total);
+    }
 }

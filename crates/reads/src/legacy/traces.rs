@@ -1,16 +1,19 @@
 //! `GET /api/public/traces` and `GET /api/public/traces/{id}` from the v3 `traces` table
 //! (reference/public-api.md §4.5), with observation ids, score ids, latency and cost per trace.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use utoipa::ToSchema;
 
-use super::observations::of_traces;
+use super::observations::{ObservationView, of_traces};
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
+use crate::page::Paged;
 use crate::params::PageRequest;
-use crate::render::{self, take};
-use crate::scores::legacy::{Version, of_traces as scores_of_traces};
-use crate::sql::{self, JsonRow, Sql, and, equals, one_of, project, time_bound};
+use crate::render::{self, Num};
+use crate::scores::legacy::{Score, Version, of_traces as scores_of_traces};
+use crate::sql::{self, Sql, and, equals, one_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 
 /// A Trace under its API keys.
@@ -48,7 +51,101 @@ const ORDER_FIELDS: &[(&str, &str)] = &[
 
 const FIELD_GROUPS: &[&str] = &["core", "io", "scores", "observations", "metrics"];
 
-pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+/// A Trace: a row of [`TRACE_COLUMNS`] with its stored JSON parsed back (sessions embed it too).
+#[derive(Debug, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub id: String,
+    pub timestamp: String,
+    pub name: String,
+    #[serde(deserialize_with = "render::de_json_text")]
+    #[schema(value_type = Object, nullable)]
+    pub input: Value,
+    #[serde(deserialize_with = "render::de_json_text")]
+    #[schema(value_type = Object, nullable)]
+    pub output: Value,
+    pub session_id: Option<String>,
+    pub release: Option<String>,
+    pub version: Option<String>,
+    pub user_id: Option<String>,
+    /// Structures as JSON, other values as the text they were.
+    #[serde(deserialize_with = "render::de_metadata")]
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub tags: Vec<String>,
+    pub public: bool,
+    pub environment: String,
+    pub bookmarked: bool,
+    pub project_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Always `null`: Langfuse no longer keeps one.
+    #[serde(skip_deserializing)]
+    pub external_id: Option<String>,
+    #[serde(rename = "_deleted", skip_serializing)]
+    deleted: u8,
+}
+
+/// A trace as listed: its observations and scores by id.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceSummary {
+    #[serde(flatten)]
+    pub trace: Trace,
+    pub html_path: String,
+    /// Seconds from the first start to the last end; `-1` without the `metrics` group.
+    pub latency: Num,
+    /// `-1` without the `metrics` group.
+    pub total_cost: Num,
+    pub observations: Vec<String>,
+    pub scores: Vec<String>,
+}
+
+/// A trace read alone: its observations and scores in full.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TraceWithDetails {
+    #[serde(flatten)]
+    pub trace: Trace,
+    pub html_path: String,
+    pub latency: Num,
+    pub total_cost: Num,
+    pub observations: Vec<ObservationView>,
+    pub scores: Vec<Score>,
+    /// The media its input, output and metadata reference, filled by web.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub media_references: Option<Vec<Value>>,
+}
+
+impl render::MediaFields for TraceWithDetails {
+    fn media_field(&self, name: &str) -> Option<&Value> {
+        match name {
+            "input" => Some(&self.trace.input),
+            "output" => Some(&self.trace.output),
+            "metadata" => Some(&self.trace.metadata),
+            _ => None,
+        }
+    }
+
+    fn set_media_references(&mut self, references: Vec<Value>) {
+        self.media_references = Some(references);
+    }
+}
+
+/// Per trace: the ids of its observations, latency and total cost; or the ids of its scores.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TraceAggregate {
+    trace_id: String,
+    ids: Vec<String>,
+    #[serde(default)]
+    latency: Option<Num>,
+    #[serde(default)]
+    total_cost: Option<Num>,
+}
+
+pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Paged<TraceSummary>> {
     let page = PageRequest::parse(params)?;
     let groups = field_groups(params)?;
     let latest = latest::TRACES.newest_matching(&project(project_id), &and(&conditions(params)?));
@@ -59,11 +156,11 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .bind(page.limit)
         .push(" OFFSET ")
         .bind(page.offset());
-    let rows = sql.fetch_json(clickhouse).await?;
+    let rows: Vec<Trace> = sql.fetch(clickhouse).await?;
     let total = sql::count_rows(clickhouse, &latest).await?;
 
-    let mut traces: Vec<Map<String, Value>> = rows.into_iter().filter_map(render_trace).collect();
-    let ids: Vec<String> = traces.iter().filter_map(|t| t["id"].as_str().map(str::to_owned)).collect();
+    let traces: Vec<Trace> = rows.into_iter().filter_map(render_trace).collect();
+    let ids: Vec<String> = traces.iter().map(|t| t.id.clone()).collect();
     // Observation summaries feed only the `metrics` and `observations` groups.
     let summarised = groups.contains(&"metrics") || groups.contains(&"observations");
     let summaries = if summarised && !ids.is_empty() {
@@ -76,35 +173,43 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
     } else {
         Vec::new()
     };
-    for trace in &mut traces {
-        let id = trace["id"].as_str().unwrap_or_default().to_owned();
-        let summary = summaries.iter().find(|s| s["traceId"].as_str() == Some(&id));
-        let get = |k: &str| summary.and_then(|s| s.get(k)).cloned();
-        add_details(trace, project_id);
-        if groups.contains(&"metrics") {
-            trace.insert("latency".into(), get("latency").unwrap_or(json!(0.0)));
-            trace.insert("totalCost".into(), get("totalCost").unwrap_or(json!(0.0)));
-        } else {
-            trace.insert("latency".into(), json!(-1));
-            trace.insert("totalCost".into(), json!(-1));
-        }
-        let observations = if groups.contains(&"observations") { get("ids") } else { None };
-        trace.insert("observations".into(), observations.unwrap_or(json!([])));
-        let scores = score_ids.iter().find(|s| s["traceId"].as_str() == Some(&id)).map(|s| s["ids"].clone());
-        trace.insert("scores".into(), scores.unwrap_or(json!([])));
-        if !groups.contains(&"io") {
-            trace.insert("input".into(), Value::Null);
-            trace.insert("output".into(), Value::Null);
-        }
-    }
-    Ok(json!({ "data": traces, "meta": page.meta(total) }))
+    let data = traces
+        .into_iter()
+        .map(|mut trace| {
+            let summary = summaries.iter().find(|s| s.trace_id == trace.id);
+            let (latency, total_cost) = if groups.contains(&"metrics") {
+                let zero = || Num::float(0.0);
+                let latency = summary.and_then(|s| s.latency.clone()).unwrap_or_else(zero);
+                (latency, summary.and_then(|s| s.total_cost.clone()).unwrap_or_else(zero))
+            } else {
+                (Num::int(-1), Num::int(-1))
+            };
+            let observations = match summary {
+                Some(summary) if groups.contains(&"observations") => summary.ids.clone(),
+                _ => Vec::new(),
+            };
+            let scores = score_ids.iter().find(|s| s.trace_id == trace.id).map(|s| s.ids.clone());
+            if !groups.contains(&"io") {
+                (trace.input, trace.output) = (Value::Null, Value::Null);
+            }
+            TraceSummary {
+                html_path: html_path(project_id, &trace.id),
+                trace,
+                latency,
+                total_cost,
+                observations,
+                scores: scores.unwrap_or_default(),
+            }
+        })
+        .collect();
+    Ok(page.page(data, total))
 }
 
-pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<Value> {
+pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<TraceWithDetails> {
     let mut sql = Sql::new(&format!("SELECT {TRACE_COLUMNS} FROM traces WHERE project_id = "));
     sql.bind(project_id).push(" AND id = ").bind(id).push(" ORDER BY event_ts DESC LIMIT 1");
-    let mut trace = sql
-        .fetch_json(clickhouse)
+    let trace = sql
+        .fetch::<Trace>(clickhouse)
         .await?
         .into_iter()
         .next()
@@ -112,32 +217,30 @@ pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<
         .ok_or_else(|| ReadError::not_found(format!("Trace {id} not found within authorized project")))?;
     let observations = of_traces(clickhouse, project_id, vec![id.to_owned()]).await?;
     let scores = scores_of_traces(clickhouse, project_id, vec![id.to_owned()], Version::V1).await?;
-    let summary = summaries(clickhouse, project_id, vec![id.to_owned()]).await?;
-    add_details(&mut trace, project_id);
-    let get = |k: &str| summary.first().and_then(|s| s.get(k)).cloned().unwrap_or(json!(0.0));
-    trace.insert("latency".into(), get("latency"));
-    trace.insert("totalCost".into(), get("totalCost"));
-    trace.insert("observations".into(), Value::Array(observations));
-    trace.insert("scores".into(), Value::Array(scores));
-    Ok(Value::Object(trace))
+    let summary = summaries(clickhouse, project_id, vec![id.to_owned()]).await?.into_iter().next();
+    let zero = || Num::float(0.0);
+    let (latency, total_cost) = match summary {
+        Some(s) => (s.latency.unwrap_or_else(zero), s.total_cost.unwrap_or_else(zero)),
+        None => (zero(), zero()),
+    };
+    Ok(TraceWithDetails {
+        html_path: html_path(project_id, &trace.id),
+        trace,
+        latency,
+        total_cost,
+        observations,
+        scores,
+        media_references: None,
+    })
 }
 
-/// The plain Trace object (sessions embed it too).
-pub(crate) fn render_trace(mut row: JsonRow) -> Option<Map<String, Value>> {
-    if take(&mut row, "_deleted").as_u64() == Some(1) {
-        return None;
-    }
-    render::parse_json_keys(&mut row, &["input", "output"]);
-    let metadata = render::metadata_values(take(&mut row, "metadata"));
-    row.insert("metadata".into(), metadata);
-    row.insert("externalId".into(), Value::Null);
-    Some(row)
+/// The trace of a row; `None` when the newest version is a deletion.
+pub(crate) fn render_trace(trace: Trace) -> Option<Trace> {
+    (!render::is_deleted(&trace.deleted)).then_some(trace)
 }
 
-fn add_details(trace: &mut Map<String, Value>, project_id: &str) {
-    let id = trace["id"].as_str().unwrap_or_default();
-    let path = format!("/project/{project_id}/traces/{id}");
-    trace.insert("htmlPath".into(), Value::String(path));
+fn html_path(project_id: &str, trace_id: &str) -> String {
+    format!("/project/{project_id}/traces/{trace_id}")
 }
 
 /// Per trace: the ids of its observations, latency (first start to last end, seconds) and total cost.
@@ -145,7 +248,7 @@ async fn summaries(
     clickhouse: &ClickHouse,
     project_id: &str,
     trace_ids: Vec<String>,
-) -> Result<Vec<JsonRow>> {
+) -> Result<Vec<TraceAggregate>> {
     let mut sql = Sql::new(
         "SELECT trace_id AS traceId, groupArray(id) AS ids, \
          date_diff('millisecond', min(start_time), max(coalesce(end_time, start_time))) / 1000 AS latency, \
@@ -157,14 +260,14 @@ async fn summaries(
         .push(" AND trace_id IN ")
         .bind(trace_ids)
         .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 GROUP BY trace_id");
-    sql.fetch_json(clickhouse).await
+    sql.fetch(clickhouse).await
 }
 
 async fn score_ids(
     clickhouse: &ClickHouse,
     project_id: &str,
     trace_ids: Vec<String>,
-) -> Result<Vec<JsonRow>> {
+) -> Result<Vec<TraceAggregate>> {
     let mut sql = Sql::new(
         "SELECT trace_id AS traceId, groupArray(id) AS ids FROM (SELECT id, trace_id, is_deleted FROM scores \
          WHERE project_id = ",
@@ -173,7 +276,7 @@ async fn score_ids(
         .push(" AND trace_id IN ")
         .bind(trace_ids)
         .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 GROUP BY trace_id");
-    sql.fetch_json(clickhouse).await
+    sql.fetch(clickhouse).await
 }
 
 fn field_groups(params: &Params) -> Result<Vec<&'static str>> {

@@ -5,12 +5,13 @@
 mod views;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use utoipa::ToSchema;
 
 use crate::filter::{self, Column};
-use crate::sql::{Sql, all_of, project, time_bound};
+use crate::sql::{JsonRow, Sql, all_of, project, time_bound};
 use crate::{Params, ReadError, Result};
 use views::{Join, Relation, View};
 
@@ -75,12 +76,22 @@ struct Config {
     row_limit: Option<i64>,
 }
 
+/// The rows of a metrics query.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MetricsBody {
+    /// One object per group: each requested dimension under its field name, `time_dimension` when
+    /// asked for, and each metric as `<aggregation>_<measure>`. The query decides the keys, so a
+    /// row is a map rather than a struct.
+    #[schema(value_type = Vec<HashMap<String, Object>>)]
+    pub data: Vec<JsonRow>,
+}
+
 pub async fn run(
     clickhouse: &ClickHouse,
     project_id: &str,
     params: &Params,
     version: Version,
-) -> Result<Value> {
+) -> Result<MetricsBody> {
     let raw =
         params.get("query").ok_or_else(|| ReadError::bad_request("The `query` parameter is required"))?;
     let value: Value =
@@ -88,8 +99,7 @@ pub async fn run(
     let query: Query =
         serde_json::from_value(value).map_err(|e| ReadError::bad_request(format!("Invalid query: {e}")))?;
     let sql = compile(&query, project_id, version)?;
-    let data = sql.fetch_json(clickhouse).await?;
-    Ok(json!({ "data": data }))
+    Ok(MetricsBody { data: sql.fetch_json(clickhouse).await? })
 }
 
 fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
@@ -325,6 +335,7 @@ fn order(query: &Query, view: &View, metric_keys: &[String], row_limit: Option<i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn compile_json(v: Value, version: Version) -> Result<String> {
         let q: Query = serde_json::from_value(v).map_err(|e| ReadError::bad_request(e.to_string()))?;

@@ -2,12 +2,13 @@
 //! field groups, a typed `value` and a `subject`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use utoipa::ToSchema;
 
-use super::{SCORE_COLUMNS, subject, typed_value};
+use super::{SCORE_COLUMNS, ScoreRow, ScoreValue, Subject};
 use crate::latest;
-use crate::render::{self, take};
+use crate::page::CursorPage;
 use crate::sql::{Sql, all_of, and, one_of, project, time_bound};
 use crate::{Params, ReadError, Result, cursor};
 
@@ -23,7 +24,49 @@ struct Cursor {
     last_id: String,
 }
 
-pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+/// A ScoreV3 with the flat keys both SDKs expect; the optional groups only when asked for.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreV3 {
+    pub id: String,
+    pub project_id: String,
+    pub name: String,
+    pub source: String,
+    pub timestamp: String,
+    pub environment: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub data_type: String,
+    pub value: ScoreValue,
+    /// `fields=details`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub details: Option<ScoreDetails>,
+    /// `fields=annotation`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub annotation: Option<ScoreAnnotation>,
+    /// `fields=subject`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Subject>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreDetails {
+    pub comment: Option<String>,
+    pub config_id: Option<String>,
+    /// The score's metadata: structures as JSON, other values as the text they were.
+    #[schema(value_type = Object, required = false)]
+    pub metadata: Value,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreAnnotation {
+    pub author_user_id: Option<String>,
+    pub queue_id: Option<String>,
+}
+
+pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<CursorPage<ScoreV3>> {
     let limit = params.int("limit", 50, 1, 100)?;
     let groups = groups(params)?;
     let matching = and(&conditions_of(params)?);
@@ -43,61 +86,64 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         .append(&all_of(&[scope.clone(), matching.clone(), cursor_condition]))
         .push(" ORDER BY timestamp DESC, id DESC LIMIT 1 BY id LIMIT ")
         .bind(limit + 1);
-    let mut candidates = candidates.fetch_json(clickhouse).await?;
+    let mut candidates: Vec<Candidate> = candidates.fetch(clickhouse).await?;
     let next = cursor::cut_page(&mut candidates, limit, |last| Cursor {
         v: 1,
-        last_timestamp: last["timestamp"].as_str().unwrap_or_default().to_owned(),
-        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
+        last_timestamp: last.timestamp.clone(),
+        last_id: last.id.clone(),
     });
-    let keys: Vec<String> = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
-    let rows = if keys.is_empty() {
+    let keys: Vec<String> = candidates.into_iter().map(|c| c.id).collect();
+    let rows: Vec<ScoreRow> = if keys.is_empty() {
         Vec::new()
     } else {
         let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM "));
         sql.append(&latest::SCORES.newest_of(&scope, keys, &matching))
             .push(" ORDER BY timestamp DESC, id DESC");
-        sql.fetch_json(clickhouse).await?
+        sql.fetch(clickhouse).await?
     };
-    let data: Vec<Value> = rows.into_iter().filter_map(|row| render_row(row, &groups)).collect();
-    let meta = serde_json::Map::from_iter([("limit".to_owned(), json!(limit))]);
-    Ok(cursor::page_body(data, next, meta))
+    let data = rows.into_iter().filter_map(|row| render_row(row, &groups)).collect();
+    let mut page = CursorPage::new(data, next);
+    page.meta.limit = Some(limit);
+    Ok(page)
 }
 
-/// One ScoreV3 with the flat keys both SDKs expect; `None` for a deleted score.
-pub(crate) fn render_row(mut row: crate::sql::JsonRow, groups: &[&str]) -> Option<Value> {
-    if take(&mut row, "_deleted").as_u64() == Some(1) {
+#[derive(Deserialize)]
+struct Candidate {
+    id: String,
+    timestamp: String,
+}
+
+/// One ScoreV3 with the groups asked for; `None` for a deleted score.
+pub(crate) fn render_row(mut row: ScoreRow, groups: &[&str]) -> Option<ScoreV3> {
+    if row.deleted == 1 {
         return None;
     }
-    let value = typed_value(&mut row);
-    let subject = subject(&row);
-    let mut out = serde_json::Map::new();
-    for key in [
-        "id",
-        "projectId",
-        "name",
-        "source",
-        "timestamp",
-        "environment",
-        "createdAt",
-        "updatedAt",
-        "dataType",
-    ] {
-        out.insert(key.into(), take(&mut row, key));
-    }
-    out.insert("value".into(), value);
-    if groups.contains(&"details") {
-        out.insert("comment".into(), take(&mut row, "comment"));
-        out.insert("configId".into(), take(&mut row, "configId"));
-        out.insert("metadata".into(), render::metadata_values(take(&mut row, "metadata")));
-    }
-    if groups.contains(&"annotation") {
-        out.insert("authorUserId".into(), take(&mut row, "authorUserId"));
-        out.insert("queueId".into(), take(&mut row, "queueId"));
-    }
-    if groups.contains(&"subject") {
-        out.insert("subject".into(), subject);
-    }
-    Some(Value::Object(out))
+    let value = row.typed_value();
+    let subject = groups.contains(&"subject").then(|| row.subject());
+    let details = groups.contains(&"details").then(|| ScoreDetails {
+        comment: row.comment.take(),
+        config_id: row.config_id.take(),
+        metadata: row.metadata.take(),
+    });
+    let annotation = groups.contains(&"annotation").then(|| ScoreAnnotation {
+        author_user_id: row.author_user_id.take(),
+        queue_id: row.queue_id.take(),
+    });
+    Some(ScoreV3 {
+        id: row.id,
+        project_id: row.project_id,
+        name: row.name,
+        source: row.source,
+        timestamp: row.timestamp,
+        environment: row.environment,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        data_type: row.data_type,
+        value,
+        details,
+        annotation,
+        subject,
+    })
 }
 
 fn groups(params: &Params) -> Result<Vec<&'static str>> {

@@ -90,10 +90,7 @@ async fn trace_of(clickhouse: &ClickHouse, project: &str, new: &NewRunItem) -> R
     }
     let observation_id = new.observation_id.as_deref().unwrap_or_default();
     match reads::legacy::observations::get(clickhouse, project, observation_id).await {
-        Ok(observation) => observation["traceId"]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| Error::not_found("Trace not found")),
+        Ok(observation) => Ok(observation.trace_id),
         Err(ReadError::NotFound(_)) => Err(Error::not_found("Observation not found")),
         Err(other) => Err(other.into()),
     }

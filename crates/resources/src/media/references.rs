@@ -4,8 +4,9 @@
 
 use std::collections::HashMap;
 
+use reads::render::MediaFields;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sqlx::PgPool;
 use utoipa::ToSchema;
 
@@ -97,8 +98,12 @@ pub fn find_in(object: &Value, fields: &[&'static str]) -> Vec<Found> {
     object.as_object().map(|object| find_in_fields(object, fields)).unwrap_or_default()
 }
 
-fn find_in_fields(object: &Map<String, Value>, fields: &[&'static str]) -> Vec<Found> {
-    fields.iter().filter_map(|&field| Some(find_in_field(field, object.get(field)?))).flatten().collect()
+fn find_in_fields<T: MediaFields + ?Sized>(object: &T, fields: &[&'static str]) -> Vec<Found> {
+    fields
+        .iter()
+        .filter_map(|&field| Some(find_in_field(field, object.media_field(field)?)))
+        .flatten()
+        .collect()
 }
 
 /// For each object's references as found, the ones whose media is uploaded, with download URLs.
@@ -142,24 +147,28 @@ pub async fn references_of(
     Ok(found.into_iter().map(|found| found.into_iter().filter_map(resolve).collect()).collect())
 }
 
-/// Sets `mediaReferences` on each object that has any of `fields` (see [`references_of`]); for
-/// bodies that are JSON objects rather than typed structs (the read APIs' traces and observations).
-pub async fn attach(
+/// Sets `mediaReferences` on each object that has any of `fields` (see [`references_of`]): the
+/// read APIs' typed traces and observations, and bodies still built as JSON objects.
+pub async fn attach<T: MediaFields + ?Sized>(
     pool: &PgPool,
     project: &str,
-    items: Vec<&mut Map<String, Value>>,
+    items: Vec<&mut T>,
     fields: &[&'static str],
     urls: &Urls<'_>,
 ) -> Result<()> {
-    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(item, fields)).collect();
+    let found: Vec<Vec<Found>> = items.iter().map(|item| find_in_fields(&**item, fields)).collect();
     let references = references_of(pool, project, found, urls).await?;
     for (item, references) in items.into_iter().zip(references) {
         // An object read without the fields (a field group left out) gets no list either.
-        if fields.iter().any(|field| item.contains_key(*field)) {
-            let references = serde_json::to_value(references).map_err(|error| {
-                Error::Storage(storage::Error::new(storage::ErrorKind::Internal, error.to_string()))
-            })?;
-            item.insert("mediaReferences".to_owned(), references);
+        if fields.iter().any(|field| item.media_field(field).is_some()) {
+            let references = references
+                .into_iter()
+                .map(serde_json::to_value)
+                .collect::<std::result::Result<Vec<Value>, _>>()
+                .map_err(|error| {
+                    Error::Storage(storage::Error::new(storage::ErrorKind::Internal, error.to_string()))
+                })?;
+            item.set_media_references(references);
         }
     }
     Ok(())

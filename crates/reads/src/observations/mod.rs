@@ -1,16 +1,24 @@
 //! `GET /api/public/v2/observations` on the events tables (reference/public-api.md §4.1,
 //! storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
 
+mod body;
+
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use storage::clickhouse::ClickHouse;
 
 use crate::filter::{self, Column, Kind, col};
 use crate::latest;
+use crate::page::CursorPage;
 use crate::render;
+use crate::scores::v3::ScoreV3;
 use crate::scores::{self, Attached};
-use crate::sql::{JsonRow, Sql, all_of, and, equals, one_of, project};
+use crate::sql::{Sql, all_of, and, equals, one_of, project};
 use crate::{Params, ReadError, Result, cursor};
+use body::Row;
+pub use body::{
+    ObservationBasic, ObservationIo, ObservationMetrics, ObservationModel, ObservationPrompt,
+    ObservationTimes, ObservationTraceContext, ObservationUsage, ObservationV2,
+};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
 const GROUPS: &[(&str, &str)] = &[
@@ -62,10 +70,6 @@ const GROUPS: &[(&str, &str)] = &[
 /// their subject, newest first), and on a root observation its trace's own scores (spec 1.4), as
 /// the experiments API lists them; at most `scoreLimit` (1–50, default 50) of each.
 const EXTRA_GROUPS: &[&str] = &["scores"];
-
-/// Keys the JS SDK's types treat as always present (nullable).
-const ALWAYS_PRESENT: &[&str] =
-    &["traceId", "endTime", "parentObservationId", "modelId", "inputPrice", "outputPrice", "totalPrice"];
 
 const COLUMNS: &[Column] = &[
     col("id", "span_id", Kind::Text),
@@ -139,7 +143,11 @@ struct Cursor {
     last_id: String,
 }
 
-pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) -> Result<Value> {
+pub async fn list(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    params: &Params,
+) -> Result<CursorPage<ObservationV2>> {
     if params.bool("parseIoAsJson")? == Some(true) {
         return Err(ReadError::bad_request(
             "parseIoAsJson=true is no longer supported on the v2 observations endpoint. \
@@ -181,23 +189,19 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         Some(per_subject) => scores_of(clickhouse, project_id, per_subject, &rows).await?,
         None => Vec::new(),
     };
-    let data: Vec<Value> = rows
+    let data = rows
         .into_iter()
-        .map(|mut row| {
-            if groups.contains(&"scores") {
-                row.insert("scores".into(), scores_for(&scores, &row));
-            }
-            if let Some(metadata) = row.get_mut("metadata") {
+        .map(|row| {
+            let scores = groups.contains(&"scores").then(|| scores_for(&scores, &row));
+            let mut observation = row.into_observation(&groups);
+            observation.scores = scores;
+            if let Some(metadata) = &mut observation.metadata {
                 render::truncate_metadata(metadata, METADATA_PREVIEW_CHARS, &expand);
             }
-            if groups.contains(&"model") {
-                render::parse_json_keys(&mut row, &["modelParameters"]);
-            }
-            render::ensure_keys(&mut row, ALWAYS_PRESENT);
-            Value::Object(row)
+            observation
         })
         .collect();
-    Ok(cursor::page_body(data, next, serde_json::Map::new()))
+    Ok(CursorPage::new(data, next))
 }
 
 /// One page of observations: the project, the table to read, the conditions and the columns.
@@ -210,12 +214,25 @@ struct Page<'a> {
     limit: i64,
 }
 
-fn next_cursor(rows: &mut Vec<JsonRow>, limit: i64) -> Option<String> {
-    cursor::cut_page(rows, limit, |last| Cursor {
-        last_start_time_to: last["_t"].as_str().unwrap_or_default().to_owned(),
-        last_trace_id: last["traceId"].as_str().unwrap_or_default().to_owned(),
-        last_id: last["id"].as_str().unwrap_or_default().to_owned(),
-    })
+/// A page's key in API order (the candidates step).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate {
+    id: String,
+    trace_id: String,
+    /// The start time with microseconds.
+    #[serde(rename = "_t")]
+    start_time: String,
+}
+
+impl Cursor {
+    fn after(start_time: &str, trace_id: &str, id: &str) -> Self {
+        Self {
+            last_start_time_to: start_time.to_owned(),
+            last_trace_id: trace_id.to_owned(),
+            last_id: id.to_owned(),
+        }
+    }
 }
 
 impl Page<'_> {
@@ -226,7 +243,7 @@ impl Page<'_> {
         self,
         clickhouse: &ClickHouse,
         trace_id: &str,
-    ) -> Result<(Vec<JsonRow>, Option<String>)> {
+    ) -> Result<(Vec<Row>, Option<String>)> {
         let mut scope = project(self.project_id);
         scope.push(" AND ").append(&equals("trace_id", trace_id));
         // The conditions apply inside, where no SELECT alias (`version`, `input`…) shadows a column.
@@ -236,16 +253,15 @@ impl Page<'_> {
             .append(&all_of(&[self.matching.clone(), self.cursor]))
             .push(&format!(") ORDER BY {ORDER} LIMIT "))
             .bind(self.limit + 1);
-        let mut rows = sql.fetch_json(clickhouse).await?;
-        let next = next_cursor(&mut rows, self.limit);
-        for row in &mut rows {
-            row.remove("_t");
-        }
+        let mut rows: Vec<Row> = sql.fetch(clickhouse).await?;
+        let next = cursor::cut_page(&mut rows, self.limit, |row| {
+            Cursor::after(row.cursor_time.as_deref().unwrap_or_default(), &row.trace_id, &row.id)
+        });
         Ok((rows, next))
     }
 
     /// Any other page in two steps, so that a project's versions are never collapsed whole.
-    async fn by_candidates(self, clickhouse: &ClickHouse) -> Result<(Vec<JsonRow>, Option<String>)> {
+    async fn by_candidates(self, clickhouse: &ClickHouse) -> Result<(Vec<Row>, Option<String>)> {
         // 1. The page's keys, in API order: any version matching counts here…
         let mut candidates = Sql::new(&format!(
             "SELECT span_id AS id, trace_id AS traceId, start_time AS _t FROM {} WHERE ",
@@ -255,14 +271,16 @@ impl Page<'_> {
             .append(&all_of(&[project(self.project_id), self.matching.clone(), self.cursor]))
             .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
             .bind(self.limit + 1);
-        let mut candidates = candidates.fetch_json(clickhouse).await?;
-        let next = next_cursor(&mut candidates, self.limit);
+        let mut candidates: Vec<Candidate> = candidates.fetch(clickhouse).await?;
+        let next = cursor::cut_page(&mut candidates, self.limit, |c| {
+            Cursor::after(&c.start_time, &c.trace_id, &c.id)
+        });
         if candidates.is_empty() {
             return Ok((Vec::new(), next));
         }
         // 2. …but only a newest version that still matches is shown. Versions share their start
         // time (it is in the sorting key), so the page's time span bounds the lookup.
-        let times: Vec<&str> = candidates.iter().filter_map(|c| c["_t"].as_str()).collect();
+        let times: Vec<&str> = candidates.iter().map(|c| c.start_time.as_str()).collect();
         let (first, last) = (
             times.iter().min().copied().unwrap_or_default(),
             times.iter().max().copied().unwrap_or_default(),
@@ -274,10 +292,10 @@ impl Page<'_> {
             .push(", 6) AND parseDateTime64BestEffort(")
             .bind(last)
             .push(", 6)");
-        let keys = candidates.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)).collect();
+        let keys = candidates.iter().map(|c| c.id.clone()).collect();
         let mut sql = Sql::new(&format!("SELECT {} FROM ", self.select));
         sql.append(&self.table.newest_of(&scope, keys, self.matching)).push(&format!(" ORDER BY {ORDER}"));
-        Ok((sql.fetch_json(clickhouse).await?, next))
+        Ok((sql.fetch(clickhouse).await?, next))
     }
 }
 
@@ -299,31 +317,28 @@ async fn scores_of(
     clickhouse: &ClickHouse,
     project_id: &str,
     per_subject: i64,
-    rows: &[JsonRow],
-) -> Result<Vec<(Attached, Value)>> {
-    let text = |row: &JsonRow, key: &str| row.get(key).and_then(Value::as_str).map(str::to_owned);
-    let observations: Vec<String> = rows.iter().filter_map(|row| text(row, "id")).collect();
-    let roots: Vec<String> =
-        rows.iter().filter(|row| is_root(row)).filter_map(|row| text(row, "traceId")).collect();
+    rows: &[Row],
+) -> Result<Vec<(Attached, ScoreV3)>> {
+    let observations: Vec<String> = rows.iter().map(|row| row.id.clone()).collect();
+    let roots: Vec<String> = rows.iter().filter(|row| is_root(row)).map(|row| row.trace_id.clone()).collect();
     if observations.is_empty() {
         return Ok(Vec::new());
     }
     scores::on_observations(clickhouse, project_id, observations, roots, per_subject).await
 }
 
-fn is_root(row: &JsonRow) -> bool {
-    row.get("parentObservationId").is_none_or(Value::is_null)
+fn is_root(row: &Row) -> bool {
+    row.parent_observation_id.is_none()
 }
 
 /// One observation's scores: its own, then on a root those of its trace, each newest first.
-fn scores_for(scores: &[(Attached, Value)], row: &JsonRow) -> Value {
-    let id = row.get("id").and_then(Value::as_str);
-    let trace = row.get("traceId").and_then(Value::as_str).filter(|_| is_root(row));
-    let own =
-        scores.iter().filter(|(on, _)| matches!(on, Attached::Observation(o) if Some(o.as_str()) == id));
+fn scores_for(scores: &[(Attached, ScoreV3)], row: &Row) -> Vec<ScoreV3> {
+    let id = row.id.as_str();
+    let trace = Some(row.trace_id.as_str()).filter(|_| is_root(row));
+    let own = scores.iter().filter(|(on, _)| matches!(on, Attached::Observation(o) if o == id));
     let of_trace =
         scores.iter().filter(|(on, _)| matches!(on, Attached::Trace(t) if Some(t.as_str()) == trace));
-    Value::Array(own.chain(of_trace).map(|(_, score)| score.clone()).collect())
+    own.chain(of_trace).map(|(_, score)| score.clone()).collect()
 }
 
 /// Filters on input/output need an `=` or `matches` among them (a full scan of the text otherwise);
@@ -400,8 +415,12 @@ pub async fn root_of_trace(
     let mut sql = Sql::new("SELECT trace_id FROM events_core WHERE ");
     sql.append(&all_of(&[project(project_id), equals("span_id", observation_id)]))
         .push(" AND parent_span_id = '' AND is_deleted = 0 LIMIT 1");
-    let rows = sql.fetch_json(clickhouse).await?;
-    Ok(rows.first().and_then(|row| row.get("trace_id")?.as_str().map(str::to_owned)))
+    #[derive(Deserialize)]
+    struct Root {
+        trace_id: String,
+    }
+    let rows: Vec<Root> = sql.fetch(clickhouse).await?;
+    Ok(rows.into_iter().next().map(|root| root.trace_id))
 }
 
 #[cfg(test)]
