@@ -1,5 +1,5 @@
 //! The read APIs through the running binaries: legacy v1 reads on data ingested through the legacy
-//! batch API, v4 reads on data ingested over OTLP, the write-mode gates of spec 4.1, and
+//! batch API, v4 reads on data ingested over OTLP, the write-mode gates of spec/v4-migration-spec.md §4.1, and
 //! read-after-write with the real Python SDK.
 
 use std::time::{Duration, Instant};

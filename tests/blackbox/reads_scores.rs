@@ -1,6 +1,6 @@
 //! Scores through the v4 reads: `countScores` and the score views' trace and observation
 //! dimensions in the metrics APIs, and the `scores` group of v2 observations, where a trace's own
-//! scores show on its root observation (spec 1.4). Rows are written straight into ClickHouse, in
+//! scores show on its root observation (spec/v4-migration-spec.md §1.4). Rows are written straight into ClickHouse, in
 //! several versions where that is the point, so every expected number is known exactly.
 
 use reqwest::Method;

@@ -1,5 +1,5 @@
 //! Every recorded client replayed in each write mode: the data lands in the tables that mode
-//! writes, and nowhere else (spec §3.1, DESIGN.md §5).
+//! writes, and nowhere else (spec/v4-migration-spec.md §3.1, DESIGN.md §5).
 
 use std::time::Duration;
 

@@ -81,7 +81,7 @@ async fn live(State(state): State<HealthState>) -> (StatusCode, Json<Liveness>) 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct HealthParams {
-    /// With `true`, a stuck dual-write propagation makes the answer 503 (spec §7).
+    /// With `true`, a stuck dual-write propagation makes the answer 503 (spec/v4-migration-spec.md §7).
     #[serde(default)]
     fail_if_event_propagation_stuck: bool,
 }

@@ -1,5 +1,5 @@
 //! The v4 observation-centric record: one [`Event`] per span, generation, tool call, … with the
-//! trace-level attributes denormalised onto it (spec §2). It mirrors the insertable columns of
+//! trace-level attributes denormalised onto it (spec/v4-migration-spec.md §2). It mirrors the insertable columns of
 //! `events_full`; the storage crate turns it into a ClickHouse row.
 
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@ pub mod auth;
 pub mod config;
 pub mod event;
 pub mod experiment;
-pub mod legacy;
 pub mod pricing;
 pub mod score_config;
 pub mod sdk;
+pub mod v3;

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use regex::Regex;
 
 use crate::event::{Decimal12, Event, Micros};
-use crate::legacy::ObservationRecord;
+use crate::v3::ObservationRecord;
 
 /// One model definition with its prices per usage type (`input`, `output`, `input_cached_tokens`, …),
 /// each the USD price of one unit.

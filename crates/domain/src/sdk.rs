@@ -1,4 +1,4 @@
-//! Which client sent a request, and what that means for where its data is written (spec §4.2, §9.2).
+//! Which client sent a request, and what that means for where its data is written (spec/v4-migration-spec.md §4.2, §9.2).
 //!
 //! The compatibility matrix is data (`REAL_TIME_MINIMUMS`) so the migration status screen and the
 //! ingestion router read the same table.
@@ -78,7 +78,7 @@ impl fmt::Display for Version {
 pub const MAX_INGESTION_VERSION: u32 = 4;
 
 /// The first SDK releases that propagate trace attributes client-side, so their spans can be
-/// written straight to the v4 tables and read in real time (spec §4.2, §9.2).
+/// written straight to the v4 tables and read in real time (spec/v4-migration-spec.md §4.2, §9.2).
 pub const REAL_TIME_MINIMUMS: &[(SdkFamily, Version)] =
     &[(SdkFamily::Python, Version::new(4, 7, 0)), (SdkFamily::JavaScript, Version::new(5, 4, 0))];
 

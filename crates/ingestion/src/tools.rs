@@ -1,5 +1,5 @@
 //! The `tool_*` columns: which tools an observation offered the model (from its input) and which
-//! it called (from its output), in the shapes the common SDKs and frameworks log (storage.md §7.3).
+//! it called (from its output), in the shapes the common SDKs and frameworks log (reference/storage.md §7.3).
 //!
 //! Definitions come from `tools` lists (OpenAI `{type, function: {…}}` or flat `{name, …}`, also
 //! inside `messages`) and from LangGraph's `role: "tool"` messages whose content is a definition.

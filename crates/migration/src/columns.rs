@@ -1,4 +1,4 @@
-//! How v3 rows become `events_full` rows (storage.md §5), as SQL fragments shared by the
+//! How v3 rows become `events_full` rows (reference/storage.md §5), as SQL fragments shared by the
 //! propagation job and the backfill steps, so the three writers cannot drift apart.
 //!
 //! Every SELECT built here yields the columns of [`EVENT_COLUMNS`] in that order. Columns left out
@@ -81,7 +81,7 @@ pub fn traces_near(ids: &str) -> String {
     ))
 }
 
-/// A v3 trace as its virtual root span `t-<id>` (storage.md §5.1), from alias `t` over `traces`.
+/// A v3 trace as its virtual root span `t-<id>` (reference/storage.md §5.1), from alias `t` over `traces`.
 pub fn trace_root_select(experiment: &str, version: Version) -> String {
     let event_ts = version.expression("t");
     let source = Source::Backfill.expression("t.metadata");
@@ -96,7 +96,7 @@ pub fn trace_root_select(experiment: &str, version: Version) -> String {
 }
 
 /// How an observation row `o` (from `observations`, the scratch table or staging) becomes an event,
-/// joined with its trace as `t` (storage.md §5.2).
+/// joined with its trace as `t` (reference/storage.md §5.2).
 #[derive(Debug, Clone, Copy)]
 pub struct ObservationMapping<'a> {
     pub source: Source,

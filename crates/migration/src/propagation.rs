@@ -1,4 +1,4 @@
-//! The dual-write propagation job (spec §3.4, storage.md §3): closed 3-minute partitions of
+//! The dual-write propagation job (spec/v4-migration-spec.md §3.4, reference/storage.md §3): closed 3-minute partitions of
 //! `observations_batch_staging` are joined with the latest version of their traces and copied
 //! into `events_full`, oldest first.
 //!

@@ -1,5 +1,5 @@
 //! `worker migration-status`: one screen with where the migration stands and whether cutover to
-//! `events_only` is safe (spec §3.1 transition conditions, §9.4). Every "no" says what to do.
+//! `events_only` is safe (spec/v4-migration-spec.md §3.1 transition conditions, §9.4). Every "no" says what to do.
 
 use std::fmt::Write as _;
 

@@ -1,4 +1,4 @@
-//! Which reads answer in which write mode (spec 4.1, 9.3): the legacy reads live while the v3
+//! Which reads answer in which write mode (spec/v4-migration-spec.md §4.1, 9.3): the legacy reads live while the v3
 //! tables are written (`legacy`, `dual`) and are 404 in `events_only`; the v4 reads answer only when
 //! the operator opted in to the preview.
 

@@ -190,7 +190,7 @@ const FILTER: &str = "project_id = $1 AND ((($2::text IS NULL OR object_type = $
 
 /// `GET /api/public/comments?objectType=&objectId=&authorUserId=&page=&limit=`, newest first.
 /// An observation that is a trace's root also lists its trace's comments: in the v4 model a
-/// trace's comments belong to its root observation (spec §1.4). Legacy mode writes no events, so
+/// trace's comments belong to its root observation (spec/v4-migration-spec.md §1.4). Legacy mode writes no events, so
 /// only virtual `t-` roots are recognised there.
 pub async fn list(
     pool: &PgPool,

@@ -1,4 +1,4 @@
-//! State of the historic backfill steps (spec §3.3), one row each, seeded by the PostgreSQL
+//! State of the historic backfill steps (spec/v4-migration-spec.md §3.3), one row each, seeded by the PostgreSQL
 //! migrations. A step's resumable cursor lives in `state`; the worker that runs the chain updates it
 //! in the same statement as the progress counters, so what the API shows is what a resume uses.
 

@@ -35,7 +35,7 @@ pub struct IngestionJob {
     pub sdk_name: Option<String>,
     pub sdk_version: Option<String>,
     pub ingestion_version: Option<u32>,
-    /// Authenticated with a public key alone: only scores are accepted (public-api.md §1.3).
+    /// Authenticated with a public key alone: only scores are accepted (reference/public-api.md §1.3).
     #[serde(default)]
     pub scores_only: bool,
     /// When web accepted it; becomes the rows' version column, so a re-processed job writes

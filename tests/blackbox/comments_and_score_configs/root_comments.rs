@@ -1,4 +1,4 @@
-//! Spec §1.4: a trace's comments are shown on its root observation. An OTLP trace lands in the
+//! spec/v4-migration-spec.md §1.4: a trace's comments are shown on its root observation. An OTLP trace lands in the
 //! events; listing the root span's comments includes the trace's, a child span's does not, and a
 //! v3 trace's virtual root `t-<trace id>` shows them too.
 

@@ -1,5 +1,5 @@
 //! Dataset runs and run items: created implicitly with their first item, stored in PostgreSQL and
-//! in ClickHouse `dataset_run_items_rmt`, deleted in both; 404 in `events_only` (spec 4.1).
+//! in ClickHouse `dataset_run_items_rmt`, deleted in both; 404 in `events_only` (spec/v4-migration-spec.md §4.1).
 
 use reqwest::Method;
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! Dataset runs and run items (`/api/public/datasets/{datasetName}/runs…`,
 //! `/api/public/dataset-run-items`), the v3 experiment model: thin handlers over
-//! `resources::datasets`, which answers 404 in the `events_only` write mode (spec 4.1).
+//! `resources::datasets`, which answers 404 in the `events_only` write mode (spec/v4-migration-spec.md §4.1).
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};

@@ -379,7 +379,7 @@ async fn delete_score(
     Path(id): Path<String>,
 ) -> Reply<ScoreDeleted> {
     let now = chrono::Utc::now().timestamp_millis();
-    if !storage::clickhouse::legacy::delete_score(&s.stores.clickhouse, &a.project.id, &id, now).await? {
+    if !storage::clickhouse::v3::delete_score(&s.stores.clickhouse, &a.project.id, &id, now).await? {
         return Err(ApiError::not_found(format!("Score {id} not found within authorized project")));
     }
     Ok(Json(ScoreDeleted { message: "Score deletion queued successfully" }))

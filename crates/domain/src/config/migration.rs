@@ -1,4 +1,4 @@
-//! The v3 → v4 migration switches (spec §3.1, §3.2, §9.5) and the rules that tie them together.
+//! The v3 → v4 migration switches (spec/v4-migration-spec.md §3.1, §3.2, §9.5) and the rules that tie them together.
 
 use std::fmt;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use super::catalog::{
 };
 use super::vars::{Problems, Vars};
 
-/// Which tables ingestion writes (spec §3.1).
+/// Which tables ingestion writes (spec/v4-migration-spec.md §3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteMode {
     /// v3 tables only; the v4 tables are not written.
@@ -40,7 +40,7 @@ impl WriteMode {
     }
 }
 
-/// How OTel spans without `x-langfuse-ingestion-version: 4` reach the v4 tables (spec §3.2).
+/// How OTel spans without `x-langfuse-ingestion-version: 4` reach the v4 tables (spec/v4-migration-spec.md §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OtelBehaviour {
     /// Through the staging table and the propagation job (server-side trace attributes).

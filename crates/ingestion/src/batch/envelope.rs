@@ -1,4 +1,4 @@
-//! One event of a batch: the write-mode and auth-scope gates, the envelope (public-api.md §2.1)
+//! One event of a batch: the write-mode and auth-scope gates, the envelope (reference/public-api.md §2.1)
 //! and the body by type.
 
 use domain::config::WriteMode;

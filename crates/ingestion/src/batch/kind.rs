@@ -1,4 +1,4 @@
-//! The event types of the batch API (public-api.md §2.2) and what each implies.
+//! The event types of the batch API (reference/public-api.md §2.2) and what each implies.
 
 use domain::event::ObservationType;
 

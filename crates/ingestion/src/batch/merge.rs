@@ -1,10 +1,10 @@
-//! Ordering and merging the accepted events of one batch (public-api.md §2.5): creates first,
+//! Ordering and merging the accepted events of one batch (reference/public-api.md §2.5): creates first,
 //! then updates, each group by timestamp; every entity id then yields ONE update, later events
 //! winning field by field, so a writer applies a batch with one upsert per entity.
 
 use std::collections::HashMap;
 
-use domain::legacy::{ObservationUpdate, ScoreRecord, TraceUpdate};
+use domain::v3::{ObservationUpdate, ScoreRecord, TraceUpdate};
 use serde_json::Value;
 
 use super::observation::ParsedObservation;
@@ -151,7 +151,7 @@ fn merge_observation(base: &mut ParsedObservation, next: ParsedObservation) {
 }
 
 /// The final update of one observation, plus the wrapper trace of a created observation without
-/// a trace id (storage.md §1.2: old SDKs sent observations without traces; the observation becomes
+/// a trace id (reference/storage.md §1.2: old SDKs sent observations without traces; the observation becomes
 /// its own trace).
 fn finish_observation(parsed: ParsedObservation) -> (ObservationUpdate, Option<TraceUpdate>) {
     let ParsedObservation { mut update, type_hint, is_create } = parsed;

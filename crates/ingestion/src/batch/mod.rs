@@ -1,4 +1,4 @@
-//! Legacy batch ingestion (`POST /api/public/ingestion`, public-api.md §2) and the legacy
+//! Legacy batch ingestion (`POST /api/public/ingestion`, reference/public-api.md §2) and the legacy
 //! single-object endpoints (`POST /api/public/traces`, `/spans`, `/generations`, `/events`,
 //! `/scores`): request bodies → the per-event 207 result plus the merged v3 records to write.
 //!
@@ -22,8 +22,8 @@ mod values;
 mod tests;
 
 use domain::config::WriteMode;
-use domain::legacy::{ObservationUpdate, ScoreRecord, TraceUpdate};
 use domain::sdk::SdkInfo;
+use domain::v3::{ObservationUpdate, ScoreRecord, TraceUpdate};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
 //! Observation bodies (span, generation, event, the agent/tool/… types and the legacy
-//! `observation-*` body) → [`ObservationUpdate`] (public-api.md §2.3).
+//! `observation-*` body) → [`ObservationUpdate`] (reference/public-api.md §2.3).
 
 use domain::event::ObservationType;
-use domain::legacy::ObservationUpdate;
+use domain::v3::ObservationUpdate;
 use serde_json::{Map, Value};
 
 use super::BatchContext;

@@ -2,8 +2,8 @@
 //! the inflation upstream's worker does (`validateAndInflateScore`): an inferred data type,
 //! `"True"`/`"False"` for booleans.
 
-use domain::legacy::{ScoreDataType, ScoreRecord};
 use domain::score_config::CATEGORY_VALUE_KEY;
+use domain::v3::{ScoreDataType, ScoreRecord};
 use serde_json::{Map, Value};
 
 use super::BatchContext;

@@ -1,6 +1,6 @@
 //! `trace-create` bodies (upstream `TraceBody`) → [`TraceUpdate`].
 
-use domain::legacy::TraceUpdate;
+use domain::v3::TraceUpdate;
 use serde_json::{Map, Value};
 
 use super::BatchContext;

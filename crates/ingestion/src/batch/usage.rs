@@ -1,4 +1,4 @@
-//! Usage and cost of generation-like bodies (public-api.md §2.3): the legacy `usage` object
+//! Usage and cost of generation-like bodies (reference/public-api.md §2.3): the legacy `usage` object
 //! (including the OpenAI `promptTokens` style), the `usageDetails` union and `costDetails`, combined
 //! the way upstream's `mapObservationEventsToRecords` combines them. These are the counts and
 //! amounts the client provided; prices are applied later.

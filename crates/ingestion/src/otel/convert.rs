@@ -1,6 +1,6 @@
 //! OTel span → v4 event (one `events_full` row per span), plus the trace-level attributes each
-//! span carried for the v3 `traces` table in the dual and legacy write modes (storage.md §7.3,
-//! public-api.md §3.3–3.6).
+//! span carried for the v3 `traces` table in the dual and legacy write modes (reference/storage.md §7.3,
+//! reference/public-api.md §3.3–3.6).
 
 use domain::event::{Event, Metadata, Micros, OtelOrigin};
 use domain::sdk::SdkInfo;
@@ -57,7 +57,7 @@ pub struct ConvertedSpan {
     pub trace: TraceAttributes,
     /// No parent, or `langfuse.internal.as_root`.
     pub is_root: bool,
-    /// Carries trace-level attributes (public-api.md §3.3).
+    /// Carries trace-level attributes (reference/public-api.md §3.3).
     pub has_trace_update: bool,
 }
 

@@ -1,4 +1,4 @@
-//! Request decoding for `POST /api/public/otel/v1/traces` (public-api.md §3.1–3.2): content
+//! Request decoding for `POST /api/public/otel/v1/traces` (reference/public-api.md §3.1–3.2): content
 //! negotiation, gzip with a hard size cap, protobuf or OTLP/JSON, then span id validation.
 
 use std::borrow::Cow;

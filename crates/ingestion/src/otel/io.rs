@@ -1,4 +1,4 @@
-//! Input and output (public-api.md §3.6 "Input/Output", storage.md §7.3): an ordered list of
+//! Input and output (reference/public-api.md §3.6 "Input/Output", reference/storage.md §7.3): an ordered list of
 //! framework conventions.
 //!
 //! Upstream stops at the first convention that yields either side and takes both sides from it.

@@ -1,8 +1,8 @@
 //! Attribute keys and their priority orders, kept as data so they can be audited line by line
-//! against public-api.md §3.3–3.6 and storage.md §7.3. Lists are in priority order: the first key
+//! against reference/public-api.md §3.3–3.6 and reference/storage.md §7.3. Lists are in priority order: the first key
 //! that carries a value wins.
 
-// The `langfuse.*` contract (public-api.md §3.4).
+// The `langfuse.*` contract (reference/public-api.md §3.4).
 pub const TRACE_NAME: &str = "langfuse.trace.name";
 pub const TRACE_INPUT: &str = "langfuse.trace.input";
 pub const TRACE_OUTPUT: &str = "langfuse.trace.output";
@@ -32,12 +32,12 @@ pub const RELEASE: &str = "langfuse.release";
 pub const AS_ROOT: &str = "langfuse.internal.as_root";
 pub const IS_APP_ROOT: &str = "langfuse.internal.is_app_root";
 pub const EXPERIMENT_PREFIX: &str = "langfuse.experiment";
-/// LiteLLM puts the trace id it wants in this attribute (public-api.md §3.2).
+/// LiteLLM puts the trace id it wants in this attribute (reference/public-api.md §3.2).
 pub const LITELLM_TRACE_ID: &str = "langfuse.trace.id";
 pub const LITELLM_SCOPE: &str = "litellm";
 
 /// Scopes whose name starts with this are Langfuse SDK spans: their raw attributes are not
-/// copied into metadata (public-api.md §3.3).
+/// copied into metadata (reference/public-api.md §3.3).
 pub const LANGFUSE_SDK_SCOPE_PREFIX: &str = "langfuse-sdk";
 /// Vercel AI SDK and Pydantic AI scope names, which switch on framework-specific rules.
 pub const VERCEL_AI_SCOPE: &str = "ai";
@@ -85,7 +85,7 @@ pub const TAG_KEYS: &[&str] = &[
 pub const PUBLIC_KEYS: &[&str] = &[TRACE_PUBLIC, "langfuse.public"];
 
 /// Any of these (truthy), or any key starting with `langfuse.trace.metadata`, makes a span a
-/// trace update (public-api.md §3.3).
+/// trace update (reference/public-api.md §3.3).
 pub const TRACE_UPDATE_KEYS: &[&str] = &[
     TRACE_NAME,
     TRACE_INPUT,

@@ -1,5 +1,5 @@
-//! Field rules: one function per event field, each a reading of public-api.md §3.4–3.6 and
-//! storage.md §7.3 (key lists in `keys.rs`).
+//! Field rules: one function per event field, each a reading of reference/public-api.md §3.4–3.6 and
+//! reference/storage.md §7.3 (key lists in `keys.rs`).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use domain::event::{Experiment, Level, Metadata, Micros};
@@ -113,7 +113,7 @@ pub fn is_app_root(attributes: &Attributes) -> bool {
     flag(attributes, keys::IS_APP_ROOT)
 }
 
-/// Whether the span carries trace-level attributes (public-api.md §3.3).
+/// Whether the span carries trace-level attributes (reference/public-api.md §3.3).
 pub fn has_trace_update(attributes: &Attributes) -> bool {
     keys::TRACE_UPDATE_KEYS.iter().any(|k| attributes.truthy(k).is_some())
         || attributes.iter().any(|(k, _)| k.starts_with(keys::TRACE_METADATA))

@@ -2,7 +2,7 @@
 //!
 //! `decode` turns a request body into an `ExportTraceServiceRequest` whose spans all have valid
 //! ids; `convert` turns each span into a v4 event plus the trace-level attributes it carried.
-//! The attribute rules follow public-api.md §3 and storage.md §7.3; their key lists are in `keys`.
+//! The attribute rules follow reference/public-api.md §3 and reference/storage.md §7.3; their key lists are in `keys`.
 
 mod attributes;
 mod convert;

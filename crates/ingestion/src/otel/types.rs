@@ -1,4 +1,4 @@
-//! The observation-type mapper (public-api.md §3.5): an ordered list of rules, the first one that
+//! The observation-type mapper (reference/public-api.md §3.5): an ordered list of rules, the first one that
 //! produces a type wins, `SPAN` otherwise. A rule that recognises its attribute but not the value
 //! passes to the next rule, as upstream's registry does.
 

@@ -1,4 +1,4 @@
-//! Provided usage and cost details (public-api.md §3.6 "Usage"/"Cost", §2.3 `usageDetails`).
+//! Provided usage and cost details (reference/public-api.md §3.6 "Usage"/"Cost", §2.3 `usageDetails`).
 //! Prices are not computed here: these are the counts and amounts the client sent.
 
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ pub fn provided_cost(attributes: &Attributes) -> Cost {
     if let Some(Value::Object(explicit)) =
         attributes.truthy(keys::OBSERVATION_COST_DETAILS).and_then(parse_json_text)
     {
-        // Upstream drops non-numeric, NaN and negative entries silently (public-api.md §2.3).
+        // Upstream drops non-numeric, NaN and negative entries silently (reference/public-api.md §2.3).
         return explicit
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), Decimal12::from_f64(number(v)?)?)))
@@ -58,7 +58,7 @@ fn count(value: &Value) -> Option<u64> {
     number(value).filter(|f| *f >= 0.0).map(|f| f.trunc() as u64)
 }
 
-/// Usage JSON as the server validates it (public-api.md §2.3): the OpenAI Chat Completions or
+/// Usage JSON as the server validates it (reference/public-api.md §2.3): the OpenAI Chat Completions or
 /// Responses shape is mapped to `input`/`output`/`total` plus `input_<detail>`/`output_<detail>`,
 /// with the details subtracted from the totals; anything else is a free-form record of counts.
 pub fn normalise_usage(value: &Value) -> Usage {

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use domain::event::Event;
-use domain::legacy::ObservationRecord;
 use domain::pricing::{PriceBook, Pricer};
+use domain::v3::ObservationRecord;
 use storage::prompt_links::PromptIds;
 
 use super::Prices;

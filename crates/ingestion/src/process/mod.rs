@@ -260,7 +260,7 @@ impl Processor {
     async fn write(&self, batch: &Batch, enrichment: &Enrichment) -> storage::Result<()> {
         storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
         // Staged rows land in the partition of "now": never in one propagation may already have
-        // taken (storage.md §2.4).
+        // taken (reference/storage.md §2.4).
         v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), enrichment).await?;
         self.link_experiments(batch.experiment_links()).await
     }

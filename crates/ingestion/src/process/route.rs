@@ -1,4 +1,4 @@
-//! From one accepted payload to the rows of the configured write mode (spec §3.1, DESIGN.md §5):
+//! From one accepted payload to the rows of the configured write mode (spec/v4-migration-spec.md §3.1, DESIGN.md §5):
 //!
 //! | payload | legacy | dual | events_only |
 //! |---|---|---|---|

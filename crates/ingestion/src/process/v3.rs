@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use domain::event::{Event, Level, ObservationType};
-use domain::legacy::{ObservationRecord, ObservationUpdate, ScoreRecord, TraceRecord, TraceUpdate};
-use storage::clickhouse::{ClickHouse, legacy};
+use domain::v3::{ObservationRecord, ObservationUpdate, ScoreRecord, TraceRecord, TraceUpdate};
+use storage::clickhouse::{ClickHouse, v3};
 
 use super::enrich::Enrichment;
 use crate::otel::ConvertedSpan;
@@ -50,7 +50,7 @@ impl V3Updates {
     }
 }
 
-/// The id a trace has in the staging table: a virtual root span (spec §2.2).
+/// The id a trace has in the staging table: a virtual root span (spec/v4-migration-spec.md §2.2).
 fn staged_trace_id(trace_id: &str) -> String {
     format!("t-{trace_id}")
 }
@@ -122,7 +122,7 @@ pub fn from_spans(spans: &[ConvertedSpan]) -> V3Updates {
 }
 
 /// Merges the updates onto the stored records and writes the v3 tables (and the staging table
-/// for the marked ids). `staging_clock_millis` partitions staged rows (storage.md §2.4).
+/// for the marked ids). `staging_clock_millis` partitions staged rows (reference/storage.md §2.4).
 pub async fn write(
     ch: &ClickHouse,
     updates: &V3Updates,
@@ -137,8 +137,8 @@ pub async fn write(
         observation.tools =
             crate::tools::extract(observation.input.as_deref(), observation.output.as_deref());
     }
-    legacy::insert_traces(ch, &traces).await?;
-    legacy::insert_observations(ch, &observations).await?;
+    v3::insert_traces(ch, &traces).await?;
+    v3::insert_observations(ch, &observations).await?;
     let mut staged: Vec<ObservationRecord> = observations
         .iter()
         .filter(|o| updates.staged.contains(&(o.project_id.clone(), o.id.clone())))
@@ -150,8 +150,8 @@ pub async fn write(
             .filter(|t| updates.staged.contains(&(t.project_id.clone(), staged_trace_id(&t.id))))
             .map(trace_as_staged_observation),
     );
-    legacy::insert_staging(ch, &staged, staging_clock_millis).await?;
-    legacy::insert_scores(ch, &updates.scores).await
+    v3::insert_staging(ch, &staged, staging_clock_millis).await?;
+    v3::insert_scores(ch, &updates.scores).await
 }
 
 /// A trace as the staging table holds it: a virtual root span `t-<id>`.
@@ -236,7 +236,7 @@ fn upsert<R: Upsert>(updates: &[R::Update], mut stored: HashMap<(String, String)
 async fn merge_traces(ch: &ClickHouse, updates: &[TraceUpdate]) -> storage::Result<Vec<TraceRecord>> {
     let mut stored = HashMap::new();
     for (project, ids) in ids_by_project(updates.iter().map(TraceRecord::key)) {
-        for record in legacy::existing_traces(ch, &project, &ids).await? {
+        for record in v3::existing_traces(ch, &project, &ids).await? {
             stored.insert((record.project_id.clone(), record.id.clone()), record);
         }
     }
@@ -249,7 +249,7 @@ async fn merge_observations(
 ) -> storage::Result<Vec<ObservationRecord>> {
     let mut stored = HashMap::new();
     for (project, ids) in ids_by_project(updates.iter().map(ObservationRecord::key)) {
-        for record in legacy::existing_observations(ch, &project, &ids).await? {
+        for record in v3::existing_observations(ch, &project, &ids).await? {
             stored.insert((record.project_id.clone(), record.id.clone()), record);
         }
     }

@@ -17,7 +17,7 @@ use crate::keyset::{
 use super::scratch::{self, SCRATCH_TABLE};
 use super::{Step, StepEnd, StepRun, lean, saved_state, with_retries};
 
-/// Traces referenced by a dataset run item belong to M4 alone (storage.md §4.2).
+/// Traces referenced by a dataset run item belong to M4 alone (reference/storage.md §4.2).
 const NOT_AN_EXPERIMENT: &str = "NOT IN (SELECT project_id, trace_id FROM dataset_run_items_rmt)";
 
 struct Source3 {

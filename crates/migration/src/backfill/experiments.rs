@@ -1,5 +1,5 @@
 //! M4: experiment traces (those a dataset run item points at) into `events_full`, with the
-//! experiment fields of storage.md §4.5 on each run item's span and its descendants.
+//! experiment fields of reference/storage.md §4.5 on each run item's span and its descendants.
 //!
 //! Batches of traces, newest run item first. For each batch the worker loads only the span tree
 //! (ids and parents, bounded by the memory cap), decides which run item each span belongs to —

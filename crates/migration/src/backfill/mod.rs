@@ -1,4 +1,4 @@
-//! The historic backfill chain (spec §3.3): M1–M5, run once per deployment by one worker at a
+//! The historic backfill chain (spec/v4-migration-spec.md §3.3): M1–M5, run once per deployment by one worker at a
 //! time, each step starting only after its predecessor succeeded.
 //!
 //! Every step works in bounded chunks and saves its cursor in `background_migrations.state` after

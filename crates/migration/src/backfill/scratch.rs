@@ -1,4 +1,4 @@
-//! The scratch table `observations_pid_tid_sorting` (storage.md §2.5): created by M2, dropped by M5.
+//! The scratch table `observations_pid_tid_sorting` (reference/storage.md §2.5): created by M2, dropped by M5.
 
 use storage::clickhouse::render;
 

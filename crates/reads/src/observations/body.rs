@@ -140,7 +140,7 @@ pub struct ObservationV2 {
     pub metrics: Option<ObservationMetrics>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub trace_context: Option<ObservationTraceContext>,
-    /// `fields=scores`: its scores, and on a root observation its trace's (spec 1.4).
+    /// `fields=scores`: its scores, and on a root observation its trace's (spec/v4-migration-spec.md §1.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scores: Option<Vec<ScoreV3>>,
     /// The media its input, output and metadata reference, filled by web when any is present.

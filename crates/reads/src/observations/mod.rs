@@ -1,5 +1,5 @@
 //! `GET /api/public/v2/observations` on the events tables (reference/public-api.md §4.1,
-//! storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
+//! reference/storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
 
 mod body;
 
@@ -67,7 +67,7 @@ const GROUPS: &[(&str, &str)] = &[
 ];
 
 /// Groups beyond the reference's column groups. `scores`: the observation's scores (ScoreV3 with
-/// their subject, newest first), and on a root observation its trace's own scores (spec 1.4), as
+/// their subject, newest first), and on a root observation its trace's own scores (spec/v4-migration-spec.md §1.4), as
 /// the experiments API lists them; at most `scoreLimit` (1–50, default 50) of each.
 const EXTRA_GROUPS: &[&str] = &["scores"];
 
@@ -401,7 +401,7 @@ fn cursor_condition(cursor: Cursor) -> Result<Sql> {
     Ok(sql)
 }
 
-/// The trace whose root observation `observation_id` is, if it is one: spec §1.4 shows a trace's
+/// The trace whose root observation `observation_id` is, if it is one: spec/v4-migration-spec.md §1.4 shows a trace's
 /// scores and comments on its root observation. Virtual root spans (`t-<trace id>`, from v3 traces)
 /// are roots by construction; any other id is a root when its stored span has no parent.
 pub async fn root_of_trace(

@@ -1,5 +1,5 @@
 //! Scores from the v3 `scores` table: the v3 API (cursor pages) and the legacy v1/v2 lists.
-//! Scores were never migrated: v4 reads them from the same table (storage.md §8.3).
+//! Scores were never migrated: v4 reads them from the same table (reference/storage.md §8.3).
 
 pub mod legacy;
 pub mod v3;
@@ -125,7 +125,7 @@ pub(crate) const TRACE_KIND: &str =
 
 /// Scores shown on observations (ScoreV3 with its subject), up to `per_subject` newest of each
 /// observation and each trace: the scores of `observations`, and the trace-kind scores of
-/// `root_traces`, the traces whose root observations are shown (spec 1.4). Each comes with the
+/// `root_traces`, the traces whose root observations are shown (spec/v4-migration-spec.md §1.4). Each comes with the
 /// observation or trace it belongs to.
 pub(crate) async fn on_observations(
     clickhouse: &ClickHouse,

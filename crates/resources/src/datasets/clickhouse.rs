@@ -1,4 +1,4 @@
-//! The v3 ClickHouse table `dataset_run_items_rmt` (storage.md §1.4): upstream v3 writes every run
+//! The v3 ClickHouse table `dataset_run_items_rmt` (reference/storage.md §1.4): upstream v3 writes every run
 //! item there with its run's and item's contents, and the v4 backfill (M4) reads it to give
 //! experiment traces their experiment fields. Rows are versions (`ReplacingMergeTree(event_ts,
 //! is_deleted)`): a deletion is a newer version with `is_deleted = 1`.

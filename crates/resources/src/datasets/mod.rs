@@ -3,7 +3,7 @@
 //!
 //! Runs and run items are the v3 experiment model: each run item is also written to ClickHouse
 //! `dataset_run_items_rmt`, which the v4 backfill (M4) turns into experiment spans. The run
-//! endpoints answer only while the v3 tables are written (spec 4.1; `runs_served`).
+//! endpoints answer only while the v3 tables are written (spec/v4-migration-spec.md §4.1; `runs_served`).
 
 mod body;
 mod clickhouse;
@@ -66,7 +66,7 @@ fn shown(value: &Option<Json<Value>>) -> Option<Value> {
 }
 
 /// Runs and run items are the v3 experiment model: they answer while the v3 tables are written
-/// (`legacy`, `dual`) and are 404 with upstream's message in `events_only` (spec 4.1), where
+/// (`legacy`, `dual`) and are 404 with upstream's message in `events_only` (spec/v4-migration-spec.md §4.1), where
 /// experiments go through OTLP and the experiments API instead.
 fn runs_served(mode: WriteMode) -> crate::Result<()> {
     Ok(reads::gate::legacy(mode)?)

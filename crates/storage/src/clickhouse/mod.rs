@@ -2,10 +2,10 @@
 
 mod deletion;
 mod events;
-pub mod legacy;
 mod migrations;
 mod partitions;
 mod statements;
+pub mod v3;
 
 use std::time::Duration;
 

@@ -14,7 +14,7 @@ pub const WORKER_LIVE: &str = "/api/live";
 /// The worker's stuck-propagation switch.
 pub const STUCK_QUERY: &str = "failIfEventPropagationStuck=true";
 
-/// The start modes of spec §9.4 and their compose override / Helm values files.
+/// The start modes of spec/v4-migration-spec.md §9.4 and their compose override / Helm values files.
 pub const START_MODES: [StartMode; 3] = [
     StartMode {
         name: "default",
@@ -95,7 +95,7 @@ pub fn role_name(role: Role) -> &'static str {
     }
 }
 
-/// The table "Recommended settings per start mode" of spec §9.4, as the configuration resolves it:
+/// The table "Recommended settings per start mode" of spec/v4-migration-spec.md §9.4, as the configuration resolves it:
 /// (write mode, native OTel behaviour, preview opt-in, historic backfill).
 pub fn expected(mode: &str) -> (WriteMode, OtelBehaviour, bool, bool) {
     match mode {

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use domain::config::WriteMode;
 use domain::event::{Decimal12, Level, ObservationType};
-use domain::legacy::{ObservationRecord, ScoreDataType, ScoreRecord, TraceRecord};
 use domain::sdk::SdkInfo;
+use domain::v3::{ObservationRecord, ScoreDataType, ScoreRecord, TraceRecord};
 use serde_json::Value;
 
 use super::support::RECEIVED;

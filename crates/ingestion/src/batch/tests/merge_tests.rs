@@ -1,4 +1,4 @@
-//! Ordering and merging within a batch (public-api.md §2.5), and wrapper traces.
+//! Ordering and merging within a batch (reference/public-api.md §2.5), and wrapper traces.
 
 use domain::event::{Level, ObservationType};
 use serde_json::{Value, json};
@@ -29,9 +29,7 @@ fn update() -> Value {
     )
 }
 
-fn records(
-    parsed: &ParsedBatch,
-) -> (Vec<domain::legacy::TraceUpdate>, Vec<domain::legacy::ObservationUpdate>) {
+fn records(parsed: &ParsedBatch) -> (Vec<domain::v3::TraceUpdate>, Vec<domain::v3::ObservationUpdate>) {
     let mut traces = parsed.traces.clone();
     traces.sort_by(|a, b| a.id.cmp(&b.id));
     let mut observations = parsed.observations.clone();

@@ -1,11 +1,11 @@
 //! `score-create`: data types, the target rule, inflation and attribution.
 
-use domain::legacy::ScoreDataType;
+use domain::v3::ScoreDataType;
 use serde_json::{Value, json};
 
 use super::support::*;
 
-fn score(body: Value) -> domain::legacy::ScoreRecord {
+fn score(body: Value) -> domain::v3::ScoreRecord {
     let parsed = accepted(event("e", "score-create", body));
     assert_eq!(parsed.scores.len(), 1);
     parsed.scores.into_iter().next().unwrap()

@@ -3,7 +3,7 @@
 
 use domain::config::WriteMode;
 use domain::event::ObservationType;
-use domain::legacy::ScoreDataType;
+use domain::v3::ScoreDataType;
 use serde_json::{Value, json};
 
 use super::fixture_tests::{context_for, fixture};

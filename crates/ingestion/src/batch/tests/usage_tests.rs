@@ -1,4 +1,4 @@
-//! Usage and cost normalisation of generation bodies (public-api.md §2.3).
+//! Usage and cost normalisation of generation bodies (reference/public-api.md §2.3).
 
 use std::collections::BTreeMap;
 

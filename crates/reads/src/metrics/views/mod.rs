@@ -1,5 +1,5 @@
 //! What each metrics view offers: its deduplicated base rows, time column, dimensions and measures
-//! (reference/public-api.md §4.2, storage.md §8.2), and the joins some of them need.
+//! (reference/public-api.md §4.2, reference/storage.md §8.2), and the joins some of them need.
 //!
 //! A view's base is a template: `{where}` becomes the bound project and time-range conditions,
 //! `{project}` the project condition alone, `{joins}` the joins the query needs. A dimension or
@@ -32,7 +32,7 @@ use crate::filter::Kind;
 /// Another table a dimension or measure reads from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relation {
-    /// The trace of the row (v4: its root observation, spec 1.4; v3: the `traces` row).
+    /// The trace of the row (v4: its root observation, spec/v4-migration-spec.md §1.4; v3: the `traces` row).
     Trace,
     /// The observation a score is attached to.
     Observation,
@@ -105,7 +105,7 @@ impl Measure {
 
 const TRACE: &[Relation] = &[Relation::Trace];
 /// A score's observation dimensions: its observation, or for a trace's own score the trace's root
-/// observation (spec 1.4), which the trace join carries.
+/// observation (spec/v4-migration-spec.md §1.4), which the trace join carries.
 const OBSERVATION: &[Relation] = &[Relation::Trace, Relation::Observation];
 
 /// A score's observation value: from its observation, else (a score about the trace itself, not a

@@ -1,5 +1,5 @@
 //! The v2 views (`/api/public/v2/metrics`): observations are events, a trace is its root
-//! observation (spec 1.4), scores stay in the v3 `scores` table (storage.md §8.3).
+//! observation (spec/v4-migration-spec.md §1.4), scores stay in the v3 `scores` table (reference/storage.md §8.3).
 
 use super::{Join, Measure, Relation, SCORE_DIMENSIONS, TRACE, View, dim, high, measure, num, tags};
 
@@ -79,7 +79,7 @@ const OBSERVATION_MEASURES: &[Measure] = &[
     measure("inputCost", "toFloat64(calculated_input_cost)"),
     measure("outputCost", "toFloat64(calculated_output_cost)"),
     measure("totalCost", "toFloat64(calculated_total_cost)"),
-    // An observation's own scores, and on a root observation its trace's scores too (spec 1.4).
+    // An observation's own scores, and on a root observation its trace's scores too (spec/v4-migration-spec.md §1.4).
     measure("countScores", "sc_n + if(parent_span_id = '', st_n, 0)").via(&[Relation::Scores]),
 ];
 

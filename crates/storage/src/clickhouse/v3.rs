@@ -1,5 +1,5 @@
 //! The v3 tables (`traces`, `observations`, `scores`) and the dual-write staging table, as
-//! ClickHouse rows of the `domain::legacy` records.
+//! ClickHouse rows of the `domain::v3` records.
 //!
 //! Records are read back for merging (a partial update is applied to the stored record, then the
 //! whole record is written with a newer `event_ts`), so rows are owned and convert both ways.
@@ -10,7 +10,7 @@ use clickhouse::Row;
 use serde::{Deserialize, Serialize};
 
 use domain::event::{Decimal12, Level, ObservationType};
-use domain::legacy::{ObservationRecord, ScoreRecord, TraceRecord};
+use domain::v3::{ObservationRecord, ScoreRecord, TraceRecord};
 
 use super::partitions::month_parts;
 use super::{ClickHouse, Work, newest_versions};
@@ -97,7 +97,7 @@ macro_rules! observation_rows {
         #[derive(Debug, Clone, Row, Serialize, Deserialize)]
         pub struct ObservationRow { $(pub $field: $ty),* }
 
-        /// A staged observation: the observation row plus the partition clock (storage.md §2.4).
+        /// A staged observation: the observation row plus the partition clock (reference/storage.md §2.4).
         #[derive(Debug, Clone, Row, Serialize, Deserialize)]
         pub struct StagingRow { $(pub $field: $ty,)* pub s3_first_seen_timestamp: i64 }
 
