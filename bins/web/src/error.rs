@@ -6,7 +6,16 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use ingestion::error::IngestError;
 use reads::ReadError;
-use serde_json::json;
+use serde::Serialize;
+
+/// The error body of every endpoint (reference/public-api.md §5.1).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub message: String,
+    /// The error class, or what exactly is wrong; absent on authentication failures, as upstream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -87,11 +96,8 @@ impl From<storage::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = match (self.detail, self.error) {
-            (Some(detail), _) => json!({ "message": self.message, "error": detail }),
-            (None, Some(error)) => json!({ "message": self.message, "error": error }),
-            (None, None) => json!({ "message": self.message }),
-        };
+        let error = self.detail.or_else(|| self.error.map(str::to_owned));
+        let body = ErrorBody { message: self.message, error };
         let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());

@@ -7,7 +7,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{ClickHouse, Work};
 
 use crate::ReadError;
 
@@ -118,7 +118,7 @@ impl Sql {
             .with_setting("output_format_json_named_tuples_as_objects", "1")
             .fetch_bytes("JSONEachRow")
             .map_err(storage::Error::from)?;
-        let body = cursor.collect().await.map_err(storage::Error::from)?;
+        let body = clickhouse.bounded(Work::Read, "a read", cursor.collect()).await?;
         body.split(|b| *b == b'\n')
             .filter(|line| !line.is_empty())
             .map(|line| {

@@ -37,11 +37,4 @@ impl Modify for SecuritySchemes {
     }
 }
 
-/// The error body of every endpoint (reference/public-api.md §5.1).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)] // documents `ApiError`'s JSON; never built
-pub struct ErrorBody {
-    pub message: String,
-    /// The error class, or what exactly is wrong.
-    pub error: Option<String>,
-}
+pub use crate::error::ErrorBody;
