@@ -68,9 +68,18 @@ fn failure_signs_in_the_runbook_match_the_code() {
     assert!(runbook.contains(quoted), "the runbook quotes the real message: {quoted}");
     // The worker health body and the streams the runbook tells operators to look at.
     let health = read("bins/worker/src/health.rs").unwrap();
-    for field in ["\"ingestionBacklog\"", "\"writeMode\"", "\"dependencies\""] {
-        assert!(health.contains(field), "worker health has {field}");
-        assert!(runbook.contains(field.trim_matches('"')), "{RUNBOOK} mentions {field}");
+    // The body is a struct serialized in camelCase: its Rust field names are the wire names.
+    assert!(
+        health.contains("#[serde(rename_all = \"camelCase\")]\nstruct Readiness"),
+        "worker health is camelCase"
+    );
+    for (field, wire) in [
+        ("ingestion_backlog", "ingestionBacklog"),
+        ("write_mode", "writeMode"),
+        ("dependencies", "dependencies"),
+    ] {
+        assert!(health.contains(&format!("    {field}: ")), "worker health has {wire}");
+        assert!(runbook.contains(wire), "{RUNBOOK} mentions {wire}");
     }
     assert!(
         read("crates/service/src/stores.rs")
