@@ -84,12 +84,11 @@ async fn fetch(pool: &PgPool, project: &str, keys: &[Key]) -> Result<Vec<Option<
         .iter()
         .map(|(_, s)| if let Selector::Label(label) = s { Some(label.as_str()) } else { None })
         .collect();
+    // One index lookup per key (the lateral subquery), as many keys as the level has, one round trip.
     let sql = format!(
-        "SELECT DISTINCT ON (r.i) r.i, {columns} FROM unnest($2::text[], $3::int[], $4::text[]) \
-         WITH ORDINALITY AS r(name, version, label, i) \
-         JOIN prompts p ON p.project_id = $1 AND p.name = r.name AND (p.version = r.version OR r.label = ANY(p.labels)) \
-         ORDER BY r.i, p.version DESC",
-        columns = COLUMNS.split(", ").map(|c| format!("p.{c}")).collect::<Vec<_>>().join(", ")
+        "SELECT r.i, p.* FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS r(name, version, label, i) \
+         CROSS JOIN LATERAL (SELECT {COLUMNS} FROM prompts WHERE project_id = $1 AND name = r.name \
+                             AND (version = r.version OR r.label = ANY(labels)) ORDER BY version DESC LIMIT 1) AS p"
     );
     let rows: Vec<Ordered> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
