@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::{Error, Result};
 
+/// The most memory one compiled `pattern` may take.
+const MAX_PATTERN_BYTES: usize = 1 << 20;
+
 /// How many mismatches one refusal lists; the rest are counted.
 const ERRORS_SHOWN: usize = 10;
 
@@ -17,7 +20,12 @@ fn compile(key: &str, schema: &Value) -> Result<jsonschema::Validator> {
             "`{key}` must be a JSON Schema object or null, got {schema}"
         )));
     }
-    jsonschema::validator_for(schema)
+    // Patterns run on the `regex` engine (finite automata: linear in the input, no backtracking),
+    // so no `pattern` can make an item write spin; a pattern that needs backtracking (lookaround,
+    // backreferences) or compiles past `MAX_PATTERN_BYTES` is refused here, when the schema is saved.
+    jsonschema::options()
+        .with_pattern_options(jsonschema::PatternOptions::regex().size_limit(MAX_PATTERN_BYTES))
+        .build(schema)
         .map_err(|error| Error::bad_request(format!("`{key}` is not a valid JSON Schema: {error}")))
 }
 
@@ -150,5 +158,19 @@ mod tests {
         let schemas = ItemSchemas::compile(None, Some(&schema)).unwrap();
         let message = refused(schemas.check(None, Some(&many)));
         assert!(message.ends_with("(and 15 more)"), "{message}");
+    }
+
+    /// Patterns run on a linear-time engine: a nested quantifier checks a long hostile string in
+    /// one pass, and a pattern only a backtracking engine can run (lookaround) is refused when saved.
+    #[test]
+    fn patterns_cannot_backtrack() {
+        let schemas =
+            ItemSchemas::compile(Some(&json!({"type": "string", "pattern": "^(a+)+$"})), None).unwrap();
+        let hostile = Value::String(format!("{}!", "a".repeat(100_000)));
+        let message = refused(schemas.check(Some(&hostile), None));
+        assert!(message.contains("does not match"), "{message}");
+        let message =
+            refused(ItemSchemas::compile(Some(&json!({"type": "string", "pattern": "^(?=a)a$"})), None));
+        assert!(message.contains("not a valid JSON Schema"), "{message}");
     }
 }
