@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use prost::Message;
 use tokio_util::sync::CancellationToken;
 
-use domain::config::{Config, Role, WriteMode};
+use domain::config::{Config, Role};
 use domain::experiment::{ExperimentLink, Linked};
 use domain::sdk::SdkInfo;
 use ingestion::accept::{Acceptor, Sender};
@@ -29,7 +29,7 @@ impl ExperimentRecorder for NoExperiments {
     }
 }
 
-/// A worker over this test's own databases, in `events_only` mode, and the acceptor web would use.
+/// A worker over this test's own databases, in a write mode, and the acceptor web would use.
 struct Harness {
     _pg: TestPostgres,
     ch: TestClickHouse,
@@ -41,12 +41,16 @@ struct Harness {
 }
 
 async fn harness() -> Harness {
+    harness_in("events_only").await
+}
+
+async fn harness_in(write_mode: &str) -> Harness {
     service::install_crypto_provider();
     let (pg, ch) = (TestPostgres::create().await, TestClickHouse::create().await);
     let mut env = stack_env(&pg, &ch);
-    env.insert("LANGFUSE_MIGRATION_V4_WRITE_MODE".into(), "events_only".into());
+    env.insert("LANGFUSE_MIGRATION_V4_WRITE_MODE".into(), write_mode.into());
     let config = Config::from_env_vars(Role::Worker, env).unwrap_or_else(|e| panic!("{:?}", e.problems));
-    assert_eq!(config.migration.write_mode, WriteMode::EventsOnly);
+    assert_eq!(config.migration.write_mode.as_str(), write_mode);
     let stores = service::Stores::connect(&config).unwrap();
     stores.prepare(&config).await.unwrap();
     let queue = stores.ingestion_queue();
@@ -151,4 +155,30 @@ async fn spans_and_scores_over_a_hundred_and_one_months_land_whole() {
         101
     );
     assert_eq!(h.count("SELECT count() FROM scores WHERE project_id = ?").await, 101);
+}
+
+/// Updates of one trace sent one after another, in separate requests, are merged in the order they
+/// were sent, however the worker's concurrent conversions finish.
+#[tokio::test]
+async fn updates_are_applied_in_the_order_they_were_received() {
+    let h = harness_in("legacy").await;
+    let at = "2026-11-25T12:00:00.000Z";
+    for version in 0..=50 {
+        let event = serde_json::json!({"id": format!("e{version}"), "type": "trace-create", "timestamp": at,
+            "body": {"id": "t-ordered", "name": format!("v{version}"), "timestamp": at}});
+        let body = serde_json::to_vec(&serde_json::json!({ "batch": [event] })).unwrap();
+        let answer = h.service.batch(&sender(), Bytes::from(body)).await.unwrap();
+        assert_eq!(answer.errors.len(), 0, "{:?}", answer.errors);
+    }
+    let entries = h.queue.depth().await.unwrap() as usize;
+    h.step_until_flushed(entries).await;
+    let name: String = h
+        .ch
+        .client()
+        .query("SELECT name FROM traces WHERE project_id = ? AND id = 't-ordered' ORDER BY event_ts DESC LIMIT 1")
+        .bind(PROJECT)
+        .fetch_one()
+        .await
+        .unwrap();
+    assert_eq!(name, "v50", "the last update sent wins");
 }

@@ -190,7 +190,11 @@ impl Processor {
         }
     }
 
-    async fn prepare_all(self: &Arc<Self>, deliveries: Vec<Delivery>, batch: &mut Batch) {
+    /// Converts deliveries into the batch in the order they were accepted (their stream ids), so
+    /// updates of one trace or observation are merged in the order the client sent them, whichever
+    /// payload finishes converting first.
+    async fn prepare_all(self: &Arc<Self>, mut deliveries: Vec<Delivery>, batch: &mut Batch) {
+        deliveries.sort_by_key(|delivery| stream_position(&delivery.id));
         let payloads = fetch::payloads(&self.blobs, &deliveries, PREPARE_CONCURRENCY).await;
         let results: Vec<_> = futures::stream::iter(deliveries.into_iter().zip(payloads))
             .map(|(delivery, payload)| {
@@ -203,7 +207,7 @@ impl Processor {
                     (delivery, result)
                 }
             })
-            .buffer_unordered(PREPARE_CONCURRENCY)
+            .buffered(PREPARE_CONCURRENCY)
             .collect()
             .await;
         let results = self.without_deleted_traces(results).await;
@@ -340,6 +344,12 @@ async fn convert(job: IngestionJob, payload: bytes::Bytes, migration: MigrationS
     tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
         .await
         .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
+}
+
+/// A stream id (`<milliseconds>-<sequence>`) as numbers, which order entries as Redis appended them.
+fn stream_position(id: &str) -> (u64, u64) {
+    let (millis, sequence) = id.split_once('-').unwrap_or((id, "0"));
+    (millis.parse().unwrap_or(u64::MAX), sequence.parse().unwrap_or(u64::MAX))
 }
 
 /// Sleeps, or returns `true` at once when shutdown was requested.
