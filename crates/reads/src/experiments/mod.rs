@@ -8,6 +8,7 @@ mod sources;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 
 use crate::page::CursorPage;
 use crate::scores::ScoreRow;
@@ -210,7 +211,8 @@ async fn scores_of(
         .push(&format!(" AND {column} IN "))
         .bind(keys)
         // Deleted scores go before the per-key limit, or they would take places in it.
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 ORDER BY timestamp DESC LIMIT ")
+        .push(NEWEST_BY_ID)
+        .push(") WHERE is_deleted = 0 ORDER BY timestamp DESC LIMIT ")
         .bind(per_key)
         .push(&format!(" BY {column}"));
     let rows: Vec<ScoreRow> = sql.fetch(clickhouse).await?;

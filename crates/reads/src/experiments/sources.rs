@@ -14,6 +14,7 @@ use crate::filter::{self, Column, Kind, col};
 use crate::params::Params;
 use crate::sql::{Sql, all_of, one_of, project, time_bound};
 use crate::{ReadError, Result};
+use storage::clickhouse::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID};
 
 /// The `fromStartTime` / `toStartTime` range every source is cut to.
 pub struct Range {
@@ -89,8 +90,7 @@ pub fn event_item_roots(project_id: &str, range: &Range) -> Sql {
         vec![project(project_id), Sql::new("experiment_id != '' AND span_id = experiment_item_root_span_id")];
     conditions.extend(range.conditions("start_time"));
     let mut sql = Sql::new("(SELECT * FROM (SELECT * FROM events_full WHERE ");
-    sql.append(&all_of(&conditions))
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY span_id) WHERE is_deleted = 0)");
+    sql.append(&all_of(&conditions)).push(NEWEST_BY_SPAN_ID).push(") WHERE is_deleted = 0)");
     sql
 }
 
@@ -99,7 +99,7 @@ pub fn run_items(project_id: &str, range: &Range) -> Sql {
     let mut conditions = vec![project(project_id)];
     conditions.extend(range.conditions("created_at"));
     let mut sql = Sql::new("(SELECT * FROM (SELECT * FROM dataset_run_items_rmt WHERE ");
-    sql.append(&all_of(&conditions)).push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0)");
+    sql.append(&all_of(&conditions)).push(NEWEST_BY_ID).push(") WHERE is_deleted = 0)");
     sql
 }
 

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use crate::page::Paged;
@@ -74,7 +75,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
         "(SELECT id, trace_id, start_time, provided_model_name, usage_details, total_cost, is_deleted \
          FROM observations WHERE ",
     );
-    latest.append(&all_of(&conditions)).push(" ORDER BY event_ts DESC LIMIT 1 BY id)");
+    latest.append(&all_of(&conditions)).push(NEWEST_BY_ID).push(")");
     let measures = "count() AS countObservations, uniqExact(trace_id) AS countTraces, \
         toFloat64(sum(ifNull(total_cost, 0))) AS totalCost";
     let mut days = Sql::new(&format!("SELECT toString(toDate(start_time)) AS date, {measures} FROM "));

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use crate::filter::{self, Column, Kind, col};
@@ -219,10 +220,7 @@ pub(crate) async fn of_traces(
     trace_ids: Vec<String>,
 ) -> Result<Vec<ObservationView>> {
     let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM observations WHERE project_id = "));
-    sql.bind(project_id)
-        .push(" AND trace_id IN ")
-        .bind(trace_ids)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id");
+    sql.bind(project_id).push(" AND trace_id IN ").bind(trace_ids).push(NEWEST_BY_ID);
     let rows: Vec<ObservationView> = sql.fetch(clickhouse).await?;
     let mut views: Vec<ObservationView> = rows.into_iter().filter_map(render_view).collect();
     views.sort_by(|a, b| a.start_time.cmp(&b.start_time));

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use super::traces::{TRACE_COLUMNS, Trace, render_trace};
@@ -68,10 +69,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
 
 pub async fn get(clickhouse: &ClickHouse, project_id: &str, session_id: &str) -> Result<SessionWithTraces> {
     let mut sql = Sql::new(&format!("SELECT {TRACE_COLUMNS} FROM traces WHERE project_id = "));
-    sql.bind(project_id)
-        .push(" AND session_id = ")
-        .bind(session_id)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id");
+    sql.bind(project_id).push(" AND session_id = ").bind(session_id).push(NEWEST_BY_ID);
     let rows: Vec<Trace> = sql.fetch(clickhouse).await?;
     let mut traces: Vec<Trace> = rows.into_iter().filter_map(render_trace).collect();
     traces.retain(|t| t.session_id.as_deref() == Some(session_id));

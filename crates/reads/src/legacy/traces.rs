@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use super::observations::{ObservationView, of_traces};
@@ -259,7 +260,8 @@ async fn summaries(
     sql.bind(project_id)
         .push(" AND trace_id IN ")
         .bind(trace_ids)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 GROUP BY trace_id");
+        .push(NEWEST_BY_ID)
+        .push(") WHERE is_deleted = 0 GROUP BY trace_id");
     sql.fetch(clickhouse).await
 }
 
@@ -275,7 +277,8 @@ async fn score_ids(
     sql.bind(project_id)
         .push(" AND trace_id IN ")
         .bind(trace_ids)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 GROUP BY trace_id");
+        .push(NEWEST_BY_ID)
+        .push(") WHERE is_deleted = 0 GROUP BY trace_id");
     sql.fetch(clickhouse).await
 }
 

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID};
 use utoipa::ToSchema;
 
 use crate::filter::{self, Column};
@@ -216,7 +217,8 @@ fn unsupported(view: &View, version: Version, name: &str) -> Option<ReadError> {
 }
 
 /// Fills a view or join template: `{where}` with the project and time-range conditions, `{project}`
-/// with the project condition, `{joins}` with the join clauses (templates themselves).
+/// with the project condition, `{joins}` with the join clauses (templates themselves), and
+/// `{newest_by_id}` / `{newest_by_span_id}` with the clause that collapses versions (storage's).
 fn render(template: &str, scope: &Sql, project: &Sql, joins: &[&Join]) -> Sql {
     let mut out = Sql::default();
     let mut rest = template;
@@ -229,6 +231,12 @@ fn render(template: &str, scope: &Sql, project: &Sql, joins: &[&Join]) -> Sql {
             }
             "{project}" => {
                 out.append(project);
+            }
+            "{newest_by_id}" => {
+                out.push(NEWEST_BY_ID);
+            }
+            "{newest_by_span_id}" => {
+                out.push(NEWEST_BY_SPAN_ID);
             }
             "{joins}" => {
                 for join in joins {

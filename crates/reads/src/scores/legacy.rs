@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
+use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use super::{SCORE_COLUMNS, ScoreRow, ScoreValue};
@@ -202,7 +203,7 @@ async fn attach_traces(clickhouse: &ClickHouse, project_id: &str, scores: &mut [
         "SELECT id, user_id AS userId, tags, environment, session_id AS sessionId FROM traces \
          WHERE project_id = ",
     );
-    sql.bind(project_id).push(" AND id IN ").bind(ids).push(" ORDER BY event_ts DESC LIMIT 1 BY id");
+    sql.bind(project_id).push(" AND id IN ").bind(ids).push(NEWEST_BY_ID);
     let traces: Vec<ScoreTrace> = sql.fetch(clickhouse).await?;
     for score in scores.iter_mut() {
         let Some(trace_id) = score.trace_id.as_deref() else { continue };
@@ -290,10 +291,7 @@ pub(crate) async fn of_traces(
     version: Version,
 ) -> Result<Vec<Score>> {
     let mut sql = Sql::new(&format!("SELECT {SCORE_COLUMNS} FROM scores WHERE project_id = "));
-    sql.bind(project_id)
-        .push(" AND trace_id IN ")
-        .bind(trace_ids)
-        .push(" ORDER BY event_ts DESC LIMIT 1 BY id");
+    sql.bind(project_id).push(" AND trace_id IN ").bind(trace_ids).push(NEWEST_BY_ID);
     let rows: Vec<ScoreRow> = sql.fetch(clickhouse).await?;
     Ok(rows.into_iter().filter_map(|row| render_row(row, version)).collect())
 }

@@ -8,7 +8,7 @@ use clickhouse::Row;
 use serde::Serialize;
 use serde_json::Value;
 
-use storage::clickhouse::{ClickHouse, Work};
+use storage::clickhouse::{ClickHouse, NEWEST_BY_ID, Work};
 
 use super::items::ItemVersion;
 use super::run_item::RunItem;
@@ -110,9 +110,8 @@ pub(crate) async fn mark_run_deleted(
 ) -> Result<()> {
     let sql = format!(
         "INSERT INTO {TABLE} SELECT * REPLACE (now64(3) AS event_ts, toUInt8(1) AS is_deleted) \
-         FROM (SELECT * FROM (SELECT * FROM {TABLE} WHERE project_id = ? AND dataset_id = ? AND dataset_run_id = ? \
-                              ORDER BY event_ts DESC LIMIT 1 BY id) \
-               WHERE is_deleted = 0)"
+         FROM (SELECT * FROM (SELECT * FROM {TABLE} WHERE project_id = ? AND dataset_id = ? AND dataset_run_id = ?\
+               {NEWEST_BY_ID}) WHERE is_deleted = 0)"
     );
     let work = clickhouse.client().query(&sql).bind(project).bind(dataset_id).bind(run_id).execute();
     Ok(clickhouse.bounded(Work::Write, TABLE, work).await?)

@@ -92,6 +92,13 @@ impl ClickHouse {
     }
 }
 
+/// The clause that keeps the newest version of each row of a ReplacingMergeTree keyed by `id`
+/// (traces, observations, scores, dataset run items): the one spelling of the rule, used wherever
+/// a read collapses versions without FINAL.
+pub const NEWEST_BY_ID: &str = " ORDER BY event_ts DESC LIMIT 1 BY id";
+/// [`NEWEST_BY_ID`] for the events tables, keyed by `span_id`.
+pub const NEWEST_BY_SPAN_ID: &str = " ORDER BY event_ts DESC LIMIT 1 BY span_id";
+
 /// `SELECT <columns> FROM <table> WHERE <filter> ORDER BY event_ts DESC LIMIT 1 BY <key>`: the
 /// newest version of each row the filter finds, deleted versions included (callers decide whether
 /// a deletion hides the row or is what they look for).

@@ -16,7 +16,7 @@ macro_rules! score_base {
              name, source, data_type, config_id, value, string_value, is_deleted FROM scores WHERE {where} \
              AND data_type = '",
             $data_type,
-            "' ORDER BY event_ts DESC LIMIT 1 BY id) AS s{joins}) AS base"
+            "' {newest_by_id}) AS s{joins}) AS base"
         )
     };
 }

@@ -12,7 +12,7 @@ const SCORE_TRACE: Join = Join {
           ifNull(version, '') AS t_version, '' AS t_root_name, '' AS t_root_model, '' AS t_root_prompt_name, \
           CAST(NULL AS Nullable(UInt16)) AS t_root_prompt_version FROM (SELECT id, name, user_id, session_id, tags, \
           release, version, is_deleted FROM traces WHERE {project} AND id IN (SELECT trace_id FROM scores \
-          WHERE {where}) ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0) AS tr ON tr.t_trace_id = s.trace_id",
+          WHERE {where}) {newest_by_id}) WHERE is_deleted = 0) AS tr ON tr.t_trace_id = s.trace_id",
 };
 
 const SCORE_OBSERVATION: Join = Join {
@@ -20,7 +20,7 @@ const SCORE_OBSERVATION: Join = Join {
     sql: " LEFT ANY JOIN (SELECT id AS o_span_id, name AS o_name, ifNull(provided_model_name, '') AS o_model, \
           ifNull(prompt_name, '') AS o_prompt_name, prompt_version AS o_prompt_version FROM (SELECT id, name, \
           provided_model_name, prompt_name, prompt_version, is_deleted FROM observations WHERE {project} \
-          AND id IN (SELECT observation_id FROM scores WHERE {where}) ORDER BY event_ts DESC LIMIT 1 BY id) \
+          AND id IN (SELECT observation_id FROM scores WHERE {where}) {newest_by_id}) \
           WHERE is_deleted = 0) AS ob ON ob.o_span_id = s.observation_id",
 };
 
@@ -31,7 +31,7 @@ const OBSERVATION_SCORES: Join = Join {
     relation: Relation::Scores,
     sql: " LEFT ANY JOIN (SELECT ifNull(observation_id, '') AS sc_span_id, count() AS sc_n FROM (SELECT id, \
           observation_id, is_deleted FROM scores WHERE {project} AND id IN (SELECT id FROM scores WHERE {project} \
-          AND observation_id IN (SELECT id FROM observations WHERE {where})) ORDER BY event_ts DESC LIMIT 1 BY id) \
+          AND observation_id IN (SELECT id FROM observations WHERE {where})) {newest_by_id}) \
           WHERE is_deleted = 0 GROUP BY sc_span_id) AS so ON so.sc_span_id = o.span_id",
 };
 
@@ -39,7 +39,7 @@ pub const V1_VIEWS: &[View] = &[
     View {
         name: "traces",
         base: "(SELECT * FROM (SELECT id, name, user_id, session_id, release, version, environment, tags, timestamp, \
-               is_deleted FROM traces WHERE {where} ORDER BY event_ts DESC LIMIT 1 BY id) AS t{joins}) AS base",
+               is_deleted FROM traces WHERE {where} {newest_by_id}) AS t{joins}) AS base",
         time: "timestamp",
         dimensions: &[
             dim("environment", "environment"),
@@ -62,7 +62,7 @@ pub const V1_VIEWS: &[View] = &[
                start_time, end_time, completion_start_time, name, type, environment, level, \
                ifNull(version, '') AS version, ifNull(provided_model_name, '') AS provided_model_name, \
                ifNull(prompt_name, '') AS prompt_name, prompt_version, usage_details, cost_details, is_deleted \
-               FROM observations WHERE {where} ORDER BY event_ts DESC LIMIT 1 BY id) AS o{joins}) AS base",
+               FROM observations WHERE {where} {newest_by_id}) AS o{joins}) AS base",
         time: "start_time",
         dimensions: &[
             dim("environment", "environment"),

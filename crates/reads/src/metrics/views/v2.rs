@@ -23,7 +23,7 @@ macro_rules! newest_scores {
             $column,
             " IN (",
             $keys,
-            ")) ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0"
+            ")) {newest_by_id}) WHERE is_deleted = 0"
         )
     };
 }
@@ -56,7 +56,7 @@ const OBSERVATION_TRACE: Join = Join {
     relation: Relation::Trace,
     sql: " LEFT ANY JOIN (SELECT trace_id AS t_trace_id, version AS t_version FROM (SELECT trace_id, span_id, \
           parent_span_id, version, is_deleted FROM events_core WHERE {project} AND trace_id IN (SELECT trace_id \
-          FROM events_core WHERE {where}) ORDER BY event_ts DESC LIMIT 1 BY span_id) \
+          FROM events_core WHERE {where}) {newest_by_span_id}) \
           WHERE is_deleted = 0 AND parent_span_id = '' LIMIT 1 BY trace_id) AS tr ON tr.t_trace_id = o.trace_id",
 };
 
@@ -97,7 +97,7 @@ const SCORE_TRACE: Join = Join {
           FROM (SELECT trace_id, span_id, parent_span_id, start_time, name, version, release, trace_name, user_id, \
           session_id, tags, provided_model_name, prompt_name, prompt_version, is_deleted FROM events_core \
           WHERE {project} AND trace_id IN (SELECT trace_id FROM scores WHERE {where}) \
-          ORDER BY event_ts DESC LIMIT 1 BY span_id) WHERE is_deleted = 0 \
+          {newest_by_span_id}) WHERE is_deleted = 0 \
           ORDER BY parent_span_id = '' DESC, start_time ASC LIMIT 1 BY trace_id) AS tr ON tr.t_trace_id = s.trace_id",
 };
 
@@ -106,7 +106,7 @@ const SCORE_OBSERVATION: Join = Join {
     sql: " LEFT ANY JOIN (SELECT span_id AS o_span_id, name AS o_name, provided_model_name AS o_model, \
           prompt_name AS o_prompt_name, prompt_version AS o_prompt_version FROM (SELECT span_id, name, \
           provided_model_name, prompt_name, prompt_version, is_deleted FROM events_core WHERE {project} \
-          AND span_id IN (SELECT observation_id FROM scores WHERE {where}) ORDER BY event_ts DESC LIMIT 1 BY span_id) \
+          AND span_id IN (SELECT observation_id FROM scores WHERE {where}) {newest_by_span_id}) \
           WHERE is_deleted = 0) AS ob ON ob.o_span_id = s.observation_id",
 };
 
@@ -119,7 +119,7 @@ pub const V2_VIEWS: &[View] = &[
                name, type, environment, level, version, release, trace_name, user_id, session_id, tags, \
                provided_model_name, prompt_name, prompt_version, usage_details, calculated_input_cost, \
                calculated_output_cost, calculated_total_cost, is_deleted FROM events_core WHERE {where} \
-               ORDER BY event_ts DESC LIMIT 1 BY span_id) AS o{joins}) AS base",
+               {newest_by_span_id}) AS o{joins}) AS base",
         time: "start_time",
         dimensions: &[
             dim("environment", "environment"),
