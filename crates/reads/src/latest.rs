@@ -10,6 +10,8 @@
 //!    version no longer matches (a renamed trace, an updated level) is never returned, and a row
 //!    whose newest version is a deletion is gone.
 
+use storage::clickhouse::newest_by;
+
 use crate::sql::Sql;
 
 /// A versioned table and the key its versions share.
@@ -40,7 +42,7 @@ impl Versioned {
                 .push(" AND (");
             sql.append(matching).push("))");
         }
-        sql.push(&format!(" ORDER BY event_ts DESC LIMIT 1 BY {key}) WHERE is_deleted = 0"));
+        sql.push(&newest_by(key)).push(") WHERE is_deleted = 0");
         if !matching.is_empty() {
             sql.push(" AND (").append(matching).push(")");
         }
@@ -55,7 +57,8 @@ impl Versioned {
         sql.append(scope)
             .push(&format!(" AND {key} IN "))
             .bind(keys)
-            .push(&format!(" ORDER BY event_ts DESC LIMIT 1 BY {key}) WHERE is_deleted = 0"));
+            .push(&newest_by(key))
+            .push(") WHERE is_deleted = 0");
         if !matching.is_empty() {
             sql.push(" AND (").append(matching).push(")");
         }

@@ -109,8 +109,7 @@ impl IngestionService {
             reject_event_errors(&parsed)?;
             items = fitted;
         }
-        let events: Vec<Value> =
-            items.into_iter().zip(&ids).map(|(item, id)| envelope("score-create", id, item)).collect();
+        let events: Vec<Value> = items.into_iter().map(|item| envelope("score-create", item)).collect();
         self.accept_wrapped(sender, events).await?;
         Ok(if is_array {
             ScoresAnswer::Many
@@ -137,7 +136,7 @@ impl IngestionService {
         let (parsed, id, object) =
             blocking(move || Ok(parse_single_value(kind, parse_json(&body)?, &context)?)).await?;
         reject_event_errors(&parsed)?;
-        self.accept_wrapped(sender, vec![envelope(kind.event_type(), &id, Value::Object(object))]).await?;
+        self.accept_wrapped(sender, vec![envelope(kind.event_type(), Value::Object(object))]).await?;
         Ok(id)
     }
 
@@ -157,10 +156,7 @@ fn reject_event_errors(parsed: &ParsedBatch) -> Result<(), IngestError> {
 }
 
 /// A batch event around a bare body (which carries its id already).
-fn envelope(event_type: &str, id: &str, mut body: Value) -> Value {
-    if let Value::Object(fields) = &mut body {
-        fields.entry("id").or_insert_with(|| Value::String(id.to_owned()));
-    }
+fn envelope(event_type: &str, body: Value) -> Value {
     json!({
         "id": uuid::Uuid::new_v4().to_string(),
         "type": event_type,

@@ -20,7 +20,7 @@ use crate::Result;
 pub use deletion::delete_traces;
 pub use events::{EventRow, insert_events};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
-pub use statements::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID, Work, newest_versions};
+pub use statements::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID, Work, newest_by, newest_versions};
 
 #[derive(Clone)]
 pub struct ClickHouse {

@@ -6,7 +6,7 @@
 //! scores' times, so one export spread over years would otherwise stop its batch (and everything
 //! queued behind it) for good. Rows are therefore split by month before they are sent.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Datelike};
 
@@ -25,12 +25,19 @@ fn month_of_micros(micros: i64) -> i32 {
 /// otherwise the indices of the rows of each insert, in month order, each group spanning at most
 /// [`MONTHS_PER_INSERT`] months. `micros` is a row's partition time in microseconds.
 pub fn month_groups<T>(rows: &[T], micros: impl Fn(&T) -> i64) -> Option<Vec<Vec<usize>>> {
+    // The usual batch spans a month or two: count the months first, and index rows only when
+    // they do not fit, so the worker's hot path allocates nothing per row.
+    let mut months = BTreeSet::new();
+    let fits = rows.iter().all(|row| {
+        months.insert(month_of_micros(micros(row)));
+        months.len() <= MONTHS_PER_INSERT
+    });
+    if fits {
+        return None;
+    }
     let mut by_month: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
     for (index, row) in rows.iter().enumerate() {
         by_month.entry(month_of_micros(micros(row))).or_default().push(index);
-    }
-    if by_month.len() <= MONTHS_PER_INSERT {
-        return None;
     }
     let months: Vec<Vec<usize>> = by_month.into_values().collect();
     Some(months.chunks(MONTHS_PER_INSERT).map(|chunk| chunk.concat()).collect())

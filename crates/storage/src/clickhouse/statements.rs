@@ -92,18 +92,22 @@ impl ClickHouse {
     }
 }
 
-/// The clause that keeps the newest version of each row of a ReplacingMergeTree keyed by `id`
-/// (traces, observations, scores, dataset run items): the one spelling of the rule, used wherever
-/// a read collapses versions without FINAL.
+/// The clause that keeps the newest version of each row of a ReplacingMergeTree whose rows share
+/// `key`: the one spelling of the rule, used wherever a read collapses versions without FINAL.
+pub fn newest_by(key: &str) -> String {
+    format!(" ORDER BY event_ts DESC LIMIT 1 BY {key}")
+}
+
+/// [`newest_by`]`("id")`, for templates and literals: traces, observations, scores, run items.
 pub const NEWEST_BY_ID: &str = " ORDER BY event_ts DESC LIMIT 1 BY id";
-/// [`NEWEST_BY_ID`] for the events tables, keyed by `span_id`.
+/// [`newest_by`]`("span_id")`: the events tables.
 pub const NEWEST_BY_SPAN_ID: &str = " ORDER BY event_ts DESC LIMIT 1 BY span_id";
 
 /// `SELECT <columns> FROM <table> WHERE <filter> ORDER BY event_ts DESC LIMIT 1 BY <key>`: the
 /// newest version of each row the filter finds, deleted versions included (callers decide whether
 /// a deletion hides the row or is what they look for).
 pub fn newest_versions(columns: &str, table: &str, filter: &str, key: &str) -> String {
-    format!("SELECT {columns} FROM {table} WHERE {filter} ORDER BY event_ts DESC LIMIT 1 BY {key}")
+    format!("SELECT {columns} FROM {table} WHERE {filter}{}", newest_by(key))
 }
 
 #[cfg(test)]
@@ -114,6 +118,12 @@ mod tests {
     fn bulk_copies_get_longer_than_requests() {
         assert!(Work::Bulk.timeout() > Work::Read.timeout());
         assert_eq!(Work::Read.timeout(), Work::Write.timeout());
+    }
+
+    #[test]
+    fn the_constants_spell_the_same_clause() {
+        assert_eq!(NEWEST_BY_ID, newest_by("id"));
+        assert_eq!(NEWEST_BY_SPAN_ID, newest_by("span_id"));
     }
 
     #[test]
