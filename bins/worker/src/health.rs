@@ -55,6 +55,11 @@ struct Readiness {
     /// Accepted payloads not yet written (`null` when Redis cannot say): what an operator watches
     /// during an outage.
     ingestion_backlog: Option<u64>,
+    /// How long the oldest of them has waited, in seconds (`null` when Redis cannot say).
+    ingestion_lag_seconds: Option<u64>,
+    /// Payloads in the dead-letter store not yet replayed (`null` when PostgreSQL cannot say):
+    /// each needs an operator's look (`GET /api/admin/ingestion/dead-letters` on web).
+    dead_letters: Option<i64>,
     dependencies: DependencyReport,
     event_propagation: PropagationReport,
 }
@@ -103,11 +108,16 @@ async fn health(
         }
         Err(error) => PropagationReport::Failed { error: error.to_string() },
     };
+    let backlog = state.stores.ingestion_queue().backlog().await.ok();
+    let now_millis = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or_default();
+    let dead_letters = storage::dead_letters::open_count(&state.stores.postgres).await;
     let body = Readiness {
         status,
         version: env!("CARGO_PKG_VERSION"),
         write_mode: state.config.migration.write_mode.as_str(),
-        ingestion_backlog: state.stores.ingestion_queue().depth().await.ok(),
+        ingestion_backlog: backlog.as_ref().map(|b| b.total),
+        ingestion_lag_seconds: backlog.as_ref().map(|b| b.lag(now_millis).as_secs()),
+        dead_letters: dead_letters.ok(),
         dependencies,
         event_propagation: propagation,
     };

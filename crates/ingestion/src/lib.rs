@@ -3,6 +3,7 @@
 
 pub mod accept;
 pub mod batch;
+pub mod dead_letters;
 pub mod deletion;
 pub mod error;
 pub mod otel;

@@ -6,6 +6,7 @@
 pub mod background_migrations;
 pub mod blob;
 pub mod clickhouse;
+pub mod dead_letters;
 mod error;
 pub mod leases;
 pub mod models;

@@ -1,24 +1,31 @@
-//! The durable hand-off between web and worker: a Redis stream of references to payloads that
-//! web has already written to blob storage.
+//! The durable hand-off between web and worker: Redis streams of references to payloads that web
+//! has already written to blob storage.
 //!
-//! web appends (`XADD`) before acknowledging a client; workers read through a consumer group and
-//! acknowledge-and-delete an entry only after its rows are in ClickHouse. Entries a crashed worker
-//! had read stay pending and are claimed by another consumer once idle (`XAUTOCLAIM`). The stream
-//! length is therefore the backlog, which is what back-pressure watches.
+//! Each project has its own stream (`<base>:p:<project>`), listed in the set of active streams
+//! while anything is queued or pending in it. web appends (`XADD`) before acknowledging a client;
+//! workers read all active streams at once through one consumer group, taking at most a fair
+//! share of each per read, so a project with a flood of payloads queued ahead cannot hold back
+//! another's (ARCHITECTURE.md, "fairness"). Workers acknowledge-and-delete an entry only after
+//! its rows are inserted. Entries a crashed worker had read stay pending and are claimed by
+//! another consumer once idle (`XAUTOCLAIM`). The streams' total length is therefore the backlog,
+//! which is what back-pressure watches. The base stream itself (`<base>`) is where releases before
+//! the per-project streams appended; it is still read, so an upgrade loses nothing.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use deadpool_redis::Pool;
-use deadpool_redis::redis::streams::{
-    StreamAutoClaimOptions, StreamAutoClaimReply, StreamId, StreamReadOptions, StreamReadReply,
-};
+use deadpool_redis::redis::streams::{StreamAutoClaimReply, StreamId, StreamReadOptions, StreamReadReply};
 use deadpool_redis::redis::{self, AsyncCommands, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, ErrorKind, Result};
 
+mod backlog;
 mod deletions;
+mod scripts;
+
+pub use backlog::Backlog;
 
 /// What web accepted: enough to find, decode and attribute the payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,17 +72,42 @@ pub enum PayloadKind {
     IngestionBatch,
 }
 
-/// A job read from the stream, with the id to acknowledge it by.
+impl PayloadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OtlpTraces => "otlp_traces",
+            Self::IngestionBatch => "ingestion_batch",
+        }
+    }
+}
+
+/// Where an entry sits: its stream and its id there, what acknowledging it takes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EntryRef {
+    pub stream: String,
+    pub id: String,
+}
+
+/// A job read from a stream, with the reference to acknowledge it by.
 #[derive(Debug, Clone)]
 pub struct Delivery {
-    pub id: String,
-    pub job: Result<IngestionJob, String>,
+    pub entry: EntryRef,
+    /// The entry's job, or why it cannot be read (with the entry's raw text, for the dead letter).
+    pub job: Result<IngestionJob, Unreadable>,
+}
+
+/// An entry whose job field is missing or not a job.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    pub reason: String,
+    pub raw: String,
 }
 
 #[derive(Clone)]
 pub struct IngestionQueue {
     pool: Pool,
-    stream: String,
+    /// `<prefix>ingestion`: the base of every key, and the stream of releases before per-project streams.
+    base: String,
     group: String,
 }
 
@@ -85,76 +117,143 @@ const JOB_FIELD: &str = "job";
 /// is reported as a timeout.
 pub const MAX_BLOCK: Duration = Duration::from_millis(300);
 
-fn unavailable(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+pub(crate) fn unavailable(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
     Error::with_source(ErrorKind::Unavailable, "redis", e)
 }
 
 impl IngestionQueue {
-    pub fn new(pool: Pool, stream: impl Into<String>) -> Self {
-        Self { pool, stream: stream.into(), group: "loupe-workers".to_owned() }
+    pub fn new(pool: Pool, base: impl Into<String>) -> Self {
+        Self { pool, base: base.into(), group: "loupe-workers".to_owned() }
     }
 
     async fn connection(&self) -> Result<deadpool_redis::Connection> {
         self.pool.get().await.map_err(unavailable)
     }
 
-    /// Creates the stream and its consumer group if missing.
-    pub async fn ensure_group(&self) -> Result<()> {
-        let mut connection = self.connection().await?;
-        let created: redis::RedisResult<()> =
-            connection.xgroup_create_mkstream(&self.stream, &self.group, "0").await;
-        match created {
-            Ok(()) => Ok(()),
-            Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
-            Err(e) => Err(unavailable(e)),
-        }
+    fn active_key(&self) -> String {
+        format!("{}:active", self.base)
     }
 
-    /// Appends several entries, in order, in one round trip. On an error some may have been
-    /// appended: callers treat them all as not accepted, and a client's retry only writes rows
-    /// that collapse with the first ones.
+    fn attempts_key(&self) -> String {
+        format!("{}:attempts", self.base)
+    }
+
+    /// Counts one more delivery of each entry and returns the counts, this one included: a payload
+    /// that crashes its worker, or keeps failing, is seen coming back however it comes back (a
+    /// restart's own pending entries, another worker's claim). Forgotten when it is completed.
+    pub async fn count_delivery(&self, entries: &[&EntryRef]) -> Result<Vec<u32>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let key = self.attempts_key();
+        let mut pipe = redis::pipe();
+        for entry in entries {
+            pipe.hincr(&key, format!("{} {}", entry.stream, entry.id), 1);
+        }
+        let mut connection = self.connection().await?;
+        let counts: Vec<i64> = pipe.query_async(&mut connection).await.map_err(unavailable)?;
+        Ok(counts.into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect())
+    }
+
+    /// The stream of one project's entries.
+    pub fn project_stream(&self, project_id: &str) -> String {
+        format!("{}:p:{project_id}", self.base)
+    }
+
+    /// Creates the base stream and its consumer group if missing (project streams get theirs with
+    /// their first entry).
+    pub async fn ensure_group(&self) -> Result<()> {
+        let mut connection = self.connection().await?;
+        create_group(&mut connection, &self.base, &self.group).await
+    }
+
+    /// Appends several entries, each to its project's stream and in order, in one round trip. On an
+    /// error some may have been appended: callers treat them all as not accepted, and a client's
+    /// retry only writes rows that collapse with the first ones.
     pub async fn enqueue_all(&self, jobs: &[&IngestionJob]) -> Result<()> {
         if jobs.is_empty() {
             return Ok(());
         }
+        let active = self.active_key();
         let mut pipe = redis::pipe();
         for job in jobs {
-            pipe.xadd(&self.stream, "*", &[(JOB_FIELD, encode(job)?)]).ignore();
+            pipe.cmd("EVAL")
+                .arg(scripts::APPEND)
+                .arg(2)
+                .arg(self.project_stream(&job.project_id))
+                .arg(&active)
+                .arg(&self.group)
+                .arg(JOB_FIELD)
+                .arg(encode(job)?)
+                .ignore();
         }
         let mut connection = self.connection().await?;
         pipe.query_async::<()>(&mut connection).await.map_err(unavailable)
     }
 
-    /// Entries not yet fully processed (read or unread).
-    pub async fn depth(&self) -> Result<u64> {
-        let mut connection = self.connection().await?;
-        connection.xlen(&self.stream).await.map_err(unavailable)
+    /// The streams to read: the base stream and every active project stream.
+    async fn streams(&self, connection: &mut deadpool_redis::Connection) -> Result<Vec<String>> {
+        let mut streams: Vec<String> = connection.smembers(self.active_key()).await.map_err(unavailable)?;
+        streams.retain(|s| s != &self.base);
+        streams.sort();
+        streams.insert(0, self.base.clone());
+        Ok(streams)
     }
 
     /// New entries for `consumer`, waiting up to `block` (at most [`MAX_BLOCK`]) for the first one.
+    /// Each stream gives at most its share of `count` (and at least one entry), so every project
+    /// with queued work is served in every read, however much another has queued.
     pub async fn read(&self, consumer: &str, count: usize, block: Duration) -> Result<Vec<Delivery>> {
         let block = block.min(MAX_BLOCK);
-        let options = StreamReadOptions::default()
-            .group(&self.group, consumer)
-            .count(count)
-            .block(block.as_millis() as usize);
-        let mut connection = self.connection().await?;
-        let reply: Option<StreamReadReply> =
-            connection.xread_options(&[&self.stream], &[">"], &options).await.map_err(unavailable)?;
-        Ok(reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids).map(delivery).collect())
+        self.read_from(consumer, count, Some(block), ">").await
     }
 
     /// Entries `consumer` read earlier but never acknowledged (it crashed or was stopped): a
     /// restarted worker finishes these first instead of waiting for them to go stale.
     pub async fn read_own_pending(&self, consumer: &str, count: usize) -> Result<Vec<Delivery>> {
-        let options = StreamReadOptions::default().group(&self.group, consumer).count(count);
-        let mut connection = self.connection().await?;
-        let reply: Option<StreamReadReply> =
-            connection.xread_options(&[&self.stream], &["0"], &options).await.map_err(unavailable)?;
-        Ok(reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids).map(delivery).collect())
+        self.read_from(consumer, count, None, "0").await
     }
 
-    /// Takes over entries another consumer read but did not acknowledge within `min_idle`.
+    async fn read_from(
+        &self,
+        consumer: &str,
+        count: usize,
+        block: Option<Duration>,
+        from: &str,
+    ) -> Result<Vec<Delivery>> {
+        let mut connection = self.connection().await?;
+        let streams = self.streams(&mut connection).await?;
+        let share = (count / streams.len()).max(1);
+        let mut options = StreamReadOptions::default().group(&self.group, consumer).count(share);
+        if let Some(block) = block {
+            options = options.block(block.as_millis() as usize);
+        }
+        let ids = vec![from; streams.len()];
+        let reply: redis::RedisResult<Option<StreamReadReply>> =
+            connection.xread_options(&streams, &ids, &options).await;
+        let reply = match reply {
+            Err(e) if e.code() == Some("NOGROUP") => {
+                // A stream whose group is gone (Redis restored from an older snapshot, or the
+                // stream of a release before groups were made per stream): make it and read next turn.
+                for stream in &streams {
+                    create_group(&mut connection, stream, &self.group).await?;
+                }
+                return Ok(Vec::new());
+            }
+            other => other.map_err(unavailable)?,
+        };
+        Ok(reply
+            .into_iter()
+            .flat_map(|r| r.keys)
+            .flat_map(|key| {
+                let stream = key.key;
+                key.ids.into_iter().map(move |entry| delivery(&stream, entry))
+            })
+            .collect())
+    }
+
+    /// Takes over entries another consumer read but did not acknowledge within `min_idle`, a share
+    /// of `count` from each stream, in one round trip.
     pub async fn claim_stale(
         &self,
         consumer: &str,
@@ -162,51 +261,72 @@ impl IngestionQueue {
         count: usize,
     ) -> Result<Vec<Delivery>> {
         let mut connection = self.connection().await?;
-        let options = StreamAutoClaimOptions::default().count(count);
-        let reply: StreamAutoClaimReply = connection
-            .xautoclaim_options(
-                &self.stream,
-                &self.group,
-                consumer,
-                min_idle.as_millis() as u64,
-                "0-0",
-                options,
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(reply.claimed.into_iter().map(delivery).collect())
+        let streams = self.streams(&mut connection).await?;
+        let share = (count / streams.len()).max(1);
+        let mut pipe = redis::pipe();
+        for stream in &streams {
+            pipe.cmd("XAUTOCLAIM")
+                .arg(stream)
+                .arg(&self.group)
+                .arg(consumer)
+                .arg(min_idle.as_millis() as u64)
+                .arg("0-0")
+                .arg("COUNT")
+                .arg(share);
+        }
+        let replies: Vec<redis::RedisResult<StreamAutoClaimReply>> =
+            match pipe.query_async(&mut connection).await {
+                Ok(replies) => replies,
+                // One stream without its group fails the whole pipeline; the next read makes it.
+                Err(e) if e.code() == Some("NOGROUP") => return Ok(Vec::new()),
+                Err(e) => return Err(unavailable(e)),
+            };
+        let mut claimed = Vec::new();
+        for (stream, reply) in streams.iter().zip(replies) {
+            claimed.extend(reply.map_err(unavailable)?.claimed.into_iter().map(|e| delivery(stream, e)));
+        }
+        Ok(claimed)
     }
 
-    /// Parks an entry that can never be processed on `<stream>:dead` with the reason, then
-    /// acknowledges it: visible to operators, replayable, and out of the backlog.
-    pub async fn dead_letter(&self, delivery: &Delivery, reason: &str) -> Result<()> {
-        let job = match &delivery.job {
-            Ok(job) => serde_json::to_string(job).unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        let mut connection = self.connection().await?;
-        let dead = format!("{}:dead", self.stream);
-        let fields = [("entry", delivery.id.as_str()), (JOB_FIELD, job.as_str()), ("reason", reason)];
-        connection.xadd::<_, _, _, _, String>(&dead, "*", &fields).await.map_err(unavailable)?;
-        drop(connection);
-        self.complete(std::slice::from_ref(&delivery.id)).await
-    }
-
-    /// Acknowledges and deletes processed entries in one round trip.
-    pub async fn complete(&self, ids: &[String]) -> Result<()> {
-        if ids.is_empty() {
+    /// Acknowledges and deletes processed entries, one script per stream in one round trip; a
+    /// stream left with nothing queued or pending leaves the active set.
+    pub async fn complete(&self, entries: &[EntryRef]) -> Result<()> {
+        if entries.is_empty() {
             return Ok(());
         }
+        let mut by_stream: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for entry in entries {
+            by_stream.entry(&entry.stream).or_default().push(&entry.id);
+        }
+        let active = self.active_key();
+        let mut pipe = redis::pipe();
+        for (stream, ids) in by_stream {
+            pipe.cmd("EVAL")
+                .arg(scripts::COMPLETE)
+                .arg(3)
+                .arg(stream)
+                .arg(&active)
+                .arg(self.attempts_key())
+                .arg(&self.group)
+                .arg(ids)
+                .ignore();
+        }
         let mut connection = self.connection().await?;
-        redis::pipe()
-            .atomic()
-            .xack(&self.stream, &self.group, ids)
-            .ignore()
-            .xdel(&self.stream, ids)
-            .ignore()
-            .query_async::<()>(&mut connection)
-            .await
-            .map_err(unavailable)
+        pipe.query_async::<()>(&mut connection).await.map_err(unavailable)
+    }
+
+    /// Appends a job again (an operator's replay of a dead letter), as web would have.
+    pub async fn requeue(&self, job: &IngestionJob) -> Result<()> {
+        self.enqueue_all(&[job]).await
+    }
+}
+
+async fn create_group(connection: &mut deadpool_redis::Connection, stream: &str, group: &str) -> Result<()> {
+    let created: redis::RedisResult<()> = connection.xgroup_create_mkstream(stream, group, "0").await;
+    match created {
+        Ok(()) => Ok(()),
+        Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
+        Err(e) => Err(unavailable(e)),
     }
 }
 
@@ -215,16 +335,22 @@ fn encode(job: &IngestionJob) -> Result<String> {
         .map_err(|e| Error::with_source(ErrorKind::Internal, "cannot encode ingestion job", e))
 }
 
-fn delivery(entry: StreamId) -> Delivery {
+fn delivery(stream: &str, entry: StreamId) -> Delivery {
     let job = parse_job(&entry.map);
-    Delivery { id: entry.id, job }
+    Delivery { entry: EntryRef { stream: stream.to_owned(), id: entry.id }, job }
 }
 
-fn parse_job(fields: &HashMap<String, Value>) -> Result<IngestionJob, String> {
+fn parse_job(fields: &HashMap<String, Value>) -> Result<IngestionJob, Unreadable> {
     let raw = match fields.get(JOB_FIELD) {
         Some(Value::BulkString(bytes)) => bytes.as_slice(),
         Some(Value::SimpleString(text)) => text.as_bytes(),
-        _ => return Err("stream entry has no job field".to_owned()),
+        _ => {
+            let raw = format!("{:?}", fields.keys().collect::<Vec<_>>());
+            return Err(Unreadable { reason: "stream entry has no job field".to_owned(), raw });
+        }
     };
-    serde_json::from_slice(raw).map_err(|e| format!("undecodable job: {e}"))
+    serde_json::from_slice(raw).map_err(|e| Unreadable {
+        reason: format!("undecodable job: {e}"),
+        raw: String::from_utf8_lossy(raw).into_owned(),
+    })
 }

@@ -214,8 +214,12 @@ pub struct IngestionSettings {
     pub max_body_bytes: usize,
     pub queue_max_depth: u64,
     pub batch_max_rows: usize,
+    /// Payload bytes collected before an insert is sent, whatever the row count.
+    pub batch_max_bytes: usize,
     pub flush_interval: std::time::Duration,
     pub claim_idle: std::time::Duration,
+    /// Deliveries of one payload before it is dead-lettered instead of processed again.
+    pub max_attempts: u32,
 }
 
 impl IngestionSettings {
@@ -225,10 +229,14 @@ impl IngestionSettings {
         let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", problems);
         let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", problems);
         let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
+        let batch_max_bytes = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_BYTES", problems);
+        let max_attempts = vars.positive_integer("LANGFUSE_INGESTION_MAX_ATTEMPTS", problems);
         Some(Self {
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
             queue_max_depth: queue_max_depth?,
             batch_max_rows: usize::try_from(batch_max_rows?).unwrap_or(usize::MAX),
+            batch_max_bytes: usize::try_from(batch_max_bytes?).unwrap_or(usize::MAX),
+            max_attempts: u32::try_from(max_attempts?).unwrap_or(u32::MAX),
             flush_interval: std::time::Duration::from_millis(flush_ms?),
             claim_idle: std::time::Duration::from_secs(claim_idle?),
         })

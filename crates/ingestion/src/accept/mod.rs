@@ -7,8 +7,7 @@
 
 mod group_commit;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,13 +17,15 @@ use tokio_util::sync::CancellationToken;
 
 use domain::sdk::SdkInfo;
 use storage::blob::BlobStore;
-use storage::queue::{IngestionJob, IngestionQueue, PayloadKind};
+use storage::queue::{Backlog, IngestionJob, IngestionQueue, PayloadKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AcceptError {
-    /// The backlog is beyond the configured depth: the client should retry later.
-    #[error("ingestion backlog is full ({depth} payloads waiting); retry later")]
-    Overloaded { depth: u64 },
+    /// The backlog is beyond the configured depth and this project holds at least its share of
+    /// it: the client should retry later.
+    /// (The message names this project's backlog only: another tenant's load is not its business.)
+    #[error("ingestion backlog is full ({project} payloads of this project waiting); retry later")]
+    Overloaded { project: u64 },
     #[error("cannot store the payload: {0}")]
     Storage(String),
 }
@@ -43,21 +44,21 @@ pub struct Acceptor {
     writer: mpsc::Sender<group_commit::Submission>,
     queue: IngestionQueue,
     max_depth: u64,
-    /// The last observed stream length, refreshed in the background so the hot path does not pay
-    /// a Redis round trip for it.
-    depth: Arc<AtomicU64>,
+    /// The last observed backlog, refreshed in the background so the hot path does not pay a
+    /// Redis round trip for it.
+    backlog: Arc<RwLock<Backlog>>,
 }
 
 impl Acceptor {
     /// Starts the blob writers, so this must be called inside the Tokio runtime.
     pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64) -> Self {
         let writer = group_commit::start(blobs, queue.clone());
-        Self { writer, queue, max_depth, depth: Arc::new(AtomicU64::new(0)) }
+        Self { writer, queue, max_depth, backlog: Arc::default() }
     }
 
     /// Keeps the backlog reading fresh until `shutdown`.
     pub fn watch_backlog(&self, shutdown: CancellationToken) {
-        let (queue, depth) = (self.queue.clone(), self.depth.clone());
+        let (queue, backlog) = (self.queue.clone(), self.backlog.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
@@ -65,8 +66,8 @@ impl Acceptor {
                     _ = shutdown.cancelled() => return,
                     _ = tick.tick() => {}
                 }
-                match queue.depth().await {
-                    Ok(d) => depth.store(d, Ordering::Relaxed),
+                match queue.backlog().await {
+                    Ok(b) => *backlog.write().unwrap_or_else(|e| e.into_inner()) = b,
                     Err(error) => tracing::warn!(%error, "cannot read the ingestion backlog"),
                 }
             }
@@ -84,10 +85,7 @@ impl Acceptor {
     }
 
     async fn accept(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
-        let depth = self.depth.load(Ordering::Relaxed);
-        if depth >= self.max_depth {
-            return Err(AcceptError::Overloaded { depth });
-        }
+        self.admit(&sender.project_id)?;
         let job = IngestionJob {
             kind,
             project_id: sender.project_id.clone(),
@@ -104,6 +102,26 @@ impl Acceptor {
         let stopped = || AcceptError::Storage("the blob writers have stopped".to_owned());
         self.writer.send(group_commit::Submission { job, payload, done }).await.map_err(|_| stopped())?;
         stored.await.map_err(|_| stopped())?.map_err(AcceptError::Storage)
+    }
+}
+
+impl Acceptor {
+    /// Back-pressure that is fair between projects: past `max_depth` queued payloads, a project
+    /// is refused only if it holds at least its share of the backlog (`max_depth` divided among
+    /// the projects with queued work). A project flooding the queue hears 503 while a quiet one
+    /// is still accepted, so the backlog stays within about twice `max_depth` and the quiet
+    /// project's payloads are read within the fair share of every read (`storage::queue`).
+    fn admit(&self, project_id: &str) -> Result<(), AcceptError> {
+        let backlog = self.backlog.read().unwrap_or_else(|e| e.into_inner());
+        if backlog.total < self.max_depth {
+            return Ok(());
+        }
+        let project = backlog.by_project.get(project_id).copied().unwrap_or(0);
+        let share = self.max_depth / backlog.active_projects().max(1) as u64;
+        if project >= share.max(1) {
+            return Err(AcceptError::Overloaded { project });
+        }
+        Ok(())
     }
 }
 

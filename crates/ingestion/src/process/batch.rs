@@ -1,36 +1,86 @@
 //! Rows collected across many payloads until they are worth one ClickHouse insert.
+//!
+//! The rows of all payloads sit in one set of vectors (no copy on the way to the insert), and each
+//! payload's share of them is remembered as a [`Part`], so a failed insert can be split along
+//! payload boundaries (`poison`) and each payload's fate (stored, dead-lettered, retried later)
+//! decided on its own.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use chrono::DateTime;
 
 use domain::event::Event;
 use domain::experiment::ExperimentLink;
-use storage::queue::IngestionJob;
+use storage::queue::{EntryRef, IngestionJob};
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
 use super::Prepared;
 use super::v3::V3Updates;
+
+/// One payload's place in the batch: its queue entry, its job and where its rows end.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub entry: EntryRef,
+    pub job: IngestionJob,
+    /// How many times the queue has handed this payload out, this time included.
+    pub attempt: u32,
+    ends: Ends,
+}
+
+/// End offsets (exclusive) of a part's rows in each of the batch's vectors.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ends {
+    events: usize,
+    traces: usize,
+    observations: usize,
+    scores: usize,
+    links: usize,
+}
+
+/// The rows of some of a batch's parts, as one insert writes them.
+#[derive(Default)]
+pub struct Rows<'a> {
+    pub events: std::borrow::Cow<'a, [Event]>,
+    pub v3: std::borrow::Cow<'a, V3Updates>,
+    pub links: std::borrow::Cow<'a, [ExperimentLink]>,
+}
 
 #[derive(Default)]
 pub struct Batch {
     events: Vec<Event>,
     v3: V3Updates,
     experiment_links: Vec<ExperimentLink>,
-    ids: Vec<String>,
+    parts: Vec<Part>,
+    bytes: usize,
     sdks: BTreeMap<SdkKey, SdkSighting>,
     started: Option<Instant>,
 }
 
 impl Batch {
-    pub fn add(&mut self, entry_id: String, job: &IngestionJob, prepared: Prepared) {
+    pub fn add(
+        &mut self,
+        entry: EntryRef,
+        job: IngestionJob,
+        attempt: u32,
+        bytes: usize,
+        prepared: Prepared,
+    ) {
         self.started.get_or_insert_with(Instant::now);
         self.events.extend(prepared.events);
         self.v3.extend(prepared.v3);
         self.experiment_links.extend(prepared.experiment_links);
-        self.ids.push(entry_id);
-        self.see(job);
+        self.bytes += bytes;
+        self.see(&job);
+        let ends = Ends {
+            events: self.events.len(),
+            traces: self.v3.traces.len(),
+            observations: self.v3.observations.len(),
+            scores: self.v3.scores.len(),
+            links: self.experiment_links.len(),
+        };
+        self.parts.push(Part { entry, job, attempt, ends });
     }
 
     /// The v4 events, for enrichment (v3 observations are enriched after their updates are
@@ -78,32 +128,53 @@ impl Batch {
         self.sdks.iter().map(|(k, s)| (k.clone(), *s)).collect()
     }
 
-    pub fn events(&self) -> &[Event] {
-        &self.events
+    /// Every row of the batch, borrowed.
+    pub fn all_rows(&self) -> Rows<'_> {
+        Rows {
+            events: (&self.events[..]).into(),
+            v3: std::borrow::Cow::Borrowed(&self.v3),
+            links: (&self.experiment_links[..]).into(),
+        }
     }
 
-    pub fn v3(&self) -> &V3Updates {
-        &self.v3
+    /// The rows of parts `range` (consecutive, so their rows are too), copied: only a failed
+    /// insert being split pays for this.
+    pub fn rows_of(&self, range: Range<usize>) -> Rows<'static> {
+        let start = if range.start == 0 { Ends::default() } else { self.parts[range.start - 1].ends };
+        let end = self.parts[range.end - 1].ends;
+        let v3 = V3Updates {
+            traces: self.v3.traces[start.traces..end.traces].to_vec(),
+            observations: self.v3.observations[start.observations..end.observations].to_vec(),
+            scores: self.v3.scores[start.scores..end.scores].to_vec(),
+            // Staging marks only select among the rows written, so all of them can go along.
+            staged: self.v3.staged.clone(),
+        };
+        Rows {
+            events: self.events[start.events..end.events].to_vec().into(),
+            v3: std::borrow::Cow::Owned(v3),
+            links: self.experiment_links[start.links..end.links].to_vec().into(),
+        }
     }
 
-    pub fn experiment_links(&self) -> &[ExperimentLink] {
-        &self.experiment_links
-    }
-
-    pub fn ids(&self) -> &[String] {
-        &self.ids
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
     }
 
     pub fn rows(&self) -> usize {
         self.events.len() + self.v3.rows()
     }
 
-    pub fn entries(&self) -> usize {
-        self.ids.len()
+    /// Payload bytes collected (as accepted, decompressed).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.parts.is_empty()
     }
 
     /// How long the oldest entry has waited; `None` when empty.
@@ -112,11 +183,6 @@ impl Batch {
     }
 
     pub fn clear(&mut self) {
-        self.events.clear();
-        self.v3.clear();
-        self.experiment_links.clear();
-        self.ids.clear();
-        self.sdks.clear();
-        self.started = None;
+        *self = Self::default();
     }
 }

@@ -45,7 +45,8 @@ pub async fn payloads(
         .iter()
         .enumerate()
         .map(|(index, delivery)| {
-            let job = delivery.job.clone().map_err(ProcessError::Permanent)?;
+            let job =
+                delivery.job.clone().map_err(|unreadable| ProcessError::Permanent(unreadable.reason))?;
             // Every decoded job's blob was asked for above; a miss would be a bug here, retried.
             let payload = read
                 .remove(&index)

@@ -7,10 +7,12 @@
 //! merge keeps exactly one.
 
 mod batch;
+mod dead_letter;
 mod deleted;
 mod enrich;
 mod experiments;
 mod fetch;
+mod flush;
 mod heartbeat;
 mod prices;
 mod route;
@@ -30,16 +32,17 @@ use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 
 use batch::Batch;
-use enrich::Enrichment;
+use dead_letter::DeadLetter;
 pub use heartbeat::Heartbeat;
 pub use prices::Prices;
 pub use route::{Prepared, prepare_otlp};
+use storage::dead_letters::ReasonClass;
 
 /// Why a delivery could not be turned into rows.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcessError {
-    /// Retrying will not help (missing blob, undecodable payload): the entry goes to the
-    /// dead-letter stream with this reason, so nothing disappears silently.
+    /// Retrying will not help (missing blob, undecodable payload, a conversion that panicked): the
+    /// entry goes to the dead-letter store with this reason, so nothing disappears silently.
     #[error("{0}")]
     Permanent(String),
     /// A store is down; the entry stays pending and is retried.
@@ -75,6 +78,8 @@ pub trait ExperimentRecorder: Send + Sync {
 /// What the consumer loop carries from one [`Processor::step`] to the next.
 pub struct Turn {
     batch: Batch,
+    /// Deliveries read but left for the next batch, because this one reached its byte bound.
+    carried: Vec<(Delivery, u32)>,
     last_claim: Instant,
 }
 
@@ -82,12 +87,16 @@ impl Turn {
     /// A fresh loop, due to look for idle entries of other consumers at its first step.
     pub fn new(claim_idle: Duration) -> Self {
         let now = Instant::now();
-        Self { batch: Batch::default(), last_claim: now.checked_sub(claim_idle).unwrap_or(now) }
+        Self {
+            batch: Batch::default(),
+            carried: Vec::new(),
+            last_claim: now.checked_sub(claim_idle).unwrap_or(now),
+        }
     }
 
     /// Queue entries read into the open batch and not yet flushed.
     pub fn pending_entries(&self) -> usize {
-        self.batch.entries()
+        self.batch.len()
     }
 }
 
@@ -98,10 +107,13 @@ pub struct Stepped {
     pub read: usize,
     /// Queue entries whose rows were inserted and acknowledged.
     pub flushed: usize,
+    /// Queue entries moved to the dead-letter store.
+    pub dead_lettered: usize,
 }
 
 /// Payloads prepared concurrently (blob reads and decoding overlap).
 const PREPARE_CONCURRENCY: usize = 8;
+/// Entries asked for per read, shared among the projects with queued work.
 const READ_COUNT: usize = 64;
 
 impl Processor {
@@ -116,7 +128,7 @@ impl Processor {
         }
         tracing::info!(consumer = %this.consumer, "ingestion processor started");
         let mut turn = Turn::new(this.settings.claim_idle);
-        this.finish_own_pending(&mut turn.batch, &shutdown).await;
+        this.finish_own_pending(&mut turn, &shutdown).await;
         loop {
             this.heartbeat.beat();
             if shutdown.is_cancelled() {
@@ -133,6 +145,28 @@ impl Processor {
     /// until the open batch is due), takes over entries other consumers left idle when it is time,
     /// turns payloads into rows, and flushes when the batch is full or due.
     pub async fn step(self: &Arc<Self>, turn: &mut Turn, shutdown: &CancellationToken) -> Stepped {
+        let mut stepped = Stepped::default();
+        let deliveries = if turn.carried.is_empty() {
+            let read = self.read(turn, shutdown).await;
+            stepped.read = read.len();
+            self.count_deliveries(read).await
+        } else {
+            std::mem::take(&mut turn.carried)
+        };
+        let (carried, dead) = self.prepare_all(deliveries, &mut turn.batch).await;
+        turn.carried = carried;
+        stepped.dead_lettered = dead;
+        let due = turn.batch.age().is_some_and(|age| age >= self.settings.flush_interval);
+        if self.is_full(&turn.batch) || due {
+            let flushed = self.flush(&mut turn.batch, shutdown).await;
+            stepped.flushed = flushed.stored;
+            stepped.dead_lettered += flushed.dead_lettered;
+        }
+        stepped
+    }
+
+    /// New entries, and every `claim_idle / 2` the entries other consumers left idle that long.
+    async fn read(&self, turn: &mut Turn, shutdown: &CancellationToken) -> Vec<Delivery> {
         let wait = match turn.batch.age() {
             None => Duration::from_secs(1),
             Some(age) => self.settings.flush_interval.saturating_sub(age).max(Duration::from_millis(1)),
@@ -142,7 +176,7 @@ impl Processor {
             Err(error) => {
                 tracing::warn!(%error, "cannot read the ingestion queue; retrying");
                 let _ = sleep_or_shutdown(Duration::from_secs(1), shutdown).await;
-                return Stepped::default();
+                return Vec::new();
             }
         };
         if turn.last_claim.elapsed() >= self.settings.claim_idle / 2 {
@@ -156,19 +190,30 @@ impl Processor {
                 Err(error) => tracing::warn!(%error, "cannot claim stale ingestion entries"),
             }
         }
-        let read = deliveries.len();
-        self.prepare_all(deliveries, &mut turn.batch).await;
-        let due = turn.batch.age().is_some_and(|age| age >= self.settings.flush_interval);
-        let mut flushed = 0;
-        if turn.batch.rows() >= self.settings.batch_max_rows || due {
-            flushed = turn.batch.entries();
-            self.flush(&mut turn.batch, shutdown).await;
-        }
-        Stepped { read, flushed }
+        deliveries
+    }
+
+    /// Each delivery with how many times it has been handed out. If Redis cannot say, the count
+    /// is taken as a first delivery: the read itself just worked, so this is a blip, and the
+    /// count catches up at the next delivery.
+    async fn count_deliveries(&self, deliveries: Vec<Delivery>) -> Vec<(Delivery, u32)> {
+        let entries: Vec<_> = deliveries.iter().map(|d| &d.entry).collect();
+        let counts = match self.queue.count_delivery(&entries).await {
+            Ok(counts) => counts,
+            Err(error) => {
+                tracing::warn!(%error, "cannot count ingestion deliveries");
+                vec![1; deliveries.len()]
+            }
+        };
+        deliveries.into_iter().zip(counts).collect()
+    }
+
+    fn is_full(&self, batch: &Batch) -> bool {
+        batch.rows() >= self.settings.batch_max_rows || batch.bytes() >= self.settings.batch_max_bytes
     }
 
     /// Re-processes what this consumer had read before a restart, until none is left.
-    async fn finish_own_pending(self: &Arc<Self>, batch: &mut Batch, shutdown: &CancellationToken) {
+    async fn finish_own_pending(self: &Arc<Self>, turn: &mut Turn, shutdown: &CancellationToken) {
         let mut seen = std::collections::HashSet::new();
         while !shutdown.is_cancelled() {
             let pending = match self.queue.read_own_pending(&self.consumer, READ_COUNT).await {
@@ -178,71 +223,123 @@ impl Processor {
                     return;
                 }
             };
-            // Entries that stay pending (transient failures) would come back forever; stop at
-            // the first repeat and leave them to the stale-claim path.
-            let fresh: Vec<Delivery> = pending.into_iter().filter(|d| seen.insert(d.id.clone())).collect();
+            // Entries that stay pending (deferred after a transient failure) would come back
+            // forever; stop at the first repeat and leave them to the stale-claim path.
+            let fresh: Vec<Delivery> = pending.into_iter().filter(|d| seen.insert(d.entry.clone())).collect();
             if fresh.is_empty() {
                 return;
             }
             tracing::info!(entries = fresh.len(), "resuming entries read before a restart");
-            self.prepare_all(fresh, batch).await;
-            self.flush(batch, shutdown).await;
+            let mut deliveries = self.count_deliveries(fresh).await;
+            while !deliveries.is_empty() && !shutdown.is_cancelled() {
+                let (carried, _) = self.prepare_all(deliveries, &mut turn.batch).await;
+                deliveries = carried;
+                self.flush(&mut turn.batch, shutdown).await;
+            }
         }
     }
 
     /// Converts deliveries into the batch in the order they were accepted (their stream ids), so
     /// updates of one trace or observation are merged in the order the client sent them, whichever
-    /// payload finishes converting first.
-    async fn prepare_all(self: &Arc<Self>, mut deliveries: Vec<Delivery>, batch: &mut Batch) {
-        deliveries.sort_by_key(|delivery| stream_position(&delivery.id));
+    /// payload finishes converting first. Stops taking payloads once the batch is full, and
+    /// returns the deliveries left over (for the next batch) and how many were dead-lettered.
+    async fn prepare_all(
+        self: &Arc<Self>,
+        mut deliveries: Vec<(Delivery, u32)>,
+        batch: &mut Batch,
+    ) -> (Vec<(Delivery, u32)>, usize) {
+        deliveries.sort_by_key(|(delivery, _)| stream_position(&delivery.entry.id));
+        let mut dead = Vec::new();
+        let mut rest = deliveries.into_iter().peekable();
+        while rest.peek().is_some() && !self.is_full(batch) {
+            let chunk: Vec<(Delivery, u32)> = rest.by_ref().take(PREPARE_CONCURRENCY).collect();
+            dead.extend(self.prepare_chunk(chunk, batch).await);
+        }
+        let dead_lettered = self.dead_letter(dead).await;
+        (rest.collect(), dead_lettered)
+    }
+
+    /// Prepares a few deliveries concurrently into the batch; returns those to dead-letter.
+    async fn prepare_chunk(
+        self: &Arc<Self>,
+        chunk: Vec<(Delivery, u32)>,
+        batch: &mut Batch,
+    ) -> Vec<DeadLetter> {
+        let mut dead = Vec::new();
+        let mut live = Vec::new();
+        for (delivery, attempt) in chunk {
+            if attempt > self.settings.max_attempts {
+                dead.push(DeadLetter::of(
+                    &delivery,
+                    ReasonClass::RetryBudget,
+                    format!(
+                        "handed out {attempt} times without being stored (crashes or transient failures while processing it); \
+                         LANGFUSE_INGESTION_MAX_ATTEMPTS is {}",
+                        self.settings.max_attempts
+                    ),
+                    attempt,
+                ));
+            } else if let Err(unreadable) = &delivery.job {
+                dead.push(DeadLetter::of(
+                    &delivery,
+                    ReasonClass::Unreadable,
+                    unreadable.reason.clone(),
+                    attempt,
+                ));
+            } else {
+                live.push((delivery, attempt));
+            }
+        }
+        let deliveries: Vec<Delivery> = live.iter().map(|(d, _)| d.clone()).collect();
         let payloads = fetch::payloads(&self.blobs, &deliveries, PREPARE_CONCURRENCY).await;
-        let results: Vec<_> = futures::stream::iter(deliveries.into_iter().zip(payloads))
-            .map(|(delivery, payload)| {
+        let results: Vec<_> = futures::stream::iter(live.into_iter().zip(payloads))
+            .map(|((delivery, attempt), payload)| {
                 let migration = self.migration.clone();
                 async move {
                     let result = match payload {
-                        Ok((job, payload)) => convert(job, payload, migration).await,
+                        Ok((job, payload)) => {
+                            let bytes = payload.len();
+                            convert(job, payload, migration).await.map(|(job, p)| (job, p, bytes))
+                        }
                         Err(error) => Err(error),
                     };
-                    (delivery, result)
+                    (delivery, attempt, result)
                 }
             })
             .buffered(PREPARE_CONCURRENCY)
             .collect()
             .await;
         let results = self.without_deleted_traces(results).await;
-        for (delivery, result) in results {
+        for (delivery, attempt, result) in results {
             match result {
-                Ok((job, prepared)) => batch.add(delivery.id, &job, prepared),
+                Ok((job, prepared, bytes)) => batch.add(delivery.entry, job, attempt, bytes, prepared),
                 Err(ProcessError::Transient(reason)) => {
                     // Left pending: claimed again once idle, by this worker or another.
-                    tracing::warn!(entry = %delivery.id, %reason, "ingestion entry will be retried");
+                    tracing::warn!(entry = %delivery.entry.id, %reason, "ingestion entry will be retried");
                 }
                 Err(ProcessError::Permanent(reason)) => {
-                    tracing::error!(entry = %delivery.id, %reason, "ingestion entry moved to the dead-letter stream");
-                    if let Err(error) = self.queue.dead_letter(&delivery, &reason).await {
-                        tracing::warn!(%error, "cannot dead-letter an entry; it stays pending");
-                    }
+                    dead.push(DeadLetter::of(&delivery, ReasonClass::Undecodable, reason, attempt));
                 }
             }
         }
+        dead
     }
 
     /// Drops the rows of traces deleted after their payload was accepted (see `deleted`). If the
     /// queue cannot say, the payloads are retried later rather than risk storing deleted traces.
     async fn without_deleted_traces(
         &self,
-        mut results: Vec<(Delivery, Converted)>,
-    ) -> Vec<(Delivery, Converted)> {
-        let converted = || results.iter().filter_map(|(_, r)| r.as_ref().ok());
-        let asked = deleted::traces_written(converted().map(|(_, prepared)| prepared));
-        let oldest = converted().map(|(job, _)| job.received_at_micros).min().unwrap_or_default();
+        mut results: Vec<(Delivery, u32, Converted)>,
+    ) -> Vec<(Delivery, u32, Converted)> {
+        let converted = || results.iter().filter_map(|(_, _, r)| r.as_ref().ok());
+        let asked = deleted::traces_written(converted().map(|(_, prepared, _)| prepared));
+        let oldest = converted().map(|(job, _, _)| job.received_at_micros).min().unwrap_or_default();
         let now = chrono::Utc::now().timestamp_micros();
         let deletions = match self.queue.deleted_since(&asked, oldest, now).await {
             Ok(deletions) => deletions,
             Err(error) => {
                 let reason = format!("cannot read trace deletions: {error}");
-                for (_, result) in &mut results {
+                for (_, _, result) in &mut results {
                     if result.is_ok() {
                         *result = Err(ProcessError::Transient(reason.clone()));
                     }
@@ -250,100 +347,47 @@ impl Processor {
                 return results;
             }
         };
-        for (delivery, result) in &mut results {
-            if let Ok((job, prepared)) = result {
+        for (delivery, _, result) in &mut results {
+            if let Ok((job, prepared, _)) = result {
                 let dropped = deleted::drop_deleted(job, prepared, &deletions);
                 if dropped > 0 {
-                    tracing::info!(entry = %delivery.id, rows = dropped, "rows of deleted traces dropped");
+                    tracing::info!(entry = %delivery.entry.id, rows = dropped, "rows of deleted traces dropped");
                 }
             }
         }
         results
     }
+}
 
-    async fn write(&self, batch: &Batch, enrichment: &Enrichment) -> storage::Result<()> {
-        storage::clickhouse::insert_events(&self.clickhouse, batch.events()).await?;
-        // Staged rows land in the partition of "now": never in one propagation may already have
-        // taken (reference/storage.md §2.4).
-        v3::write(&self.clickhouse, batch.v3(), chrono::Utc::now().timestamp_millis(), enrichment).await?;
-        self.link_experiments(batch.experiment_links()).await
-    }
+type Converted = Result<(IngestionJob, Prepared, usize), ProcessError>;
 
-    /// Records the dataset runs of SDK 5 experiments (see `experiments`), after the spans are in.
-    async fn link_experiments(&self, links: &[ExperimentLink]) -> storage::Result<()> {
-        if links.is_empty() {
-            return Ok(());
-        }
-        let linked = self.experiments.record(links).await?;
-        if linked.unknown_items > 0 {
-            tracing::warn!(
-                unknown_items = linked.unknown_items,
-                "experiment spans name dataset items this project does not have; no run items for them"
-            );
-        }
-        tracing::debug!(created = linked.created, existing = linked.existing, "experiment run items linked");
-        Ok(())
-    }
-
-    /// Inserts the batch and acknowledges its entries, retrying with back-off while ClickHouse is
-    /// unreachable. Reading stops meanwhile, which bounds memory to one batch.
-    async fn flush(&self, batch: &mut Batch, shutdown: &CancellationToken) {
-        if batch.is_empty() {
-            return;
-        }
-        let enrichment = Enrichment::load(&self.prices, &self.postgres, &batch.prompt_keys()).await;
-        enrichment.events(batch.events_mut());
-        let mut delay = Duration::from_millis(200);
-        loop {
-            let started = Instant::now();
-            match self.write(batch, &enrichment).await {
-                Ok(()) => {
-                    tracing::debug!(
-                        rows = batch.rows(),
-                        entries = batch.entries(),
-                        ms = started.elapsed().as_millis() as u64,
-                        "ingestion batch inserted"
-                    );
-                    break;
-                }
-                Err(error) => {
-                    self.heartbeat.beat();
-                    tracing::warn!(%error, rows = batch.rows(), retry_in_ms = delay.as_millis() as u64, "insert failed");
-                    if sleep_or_shutdown(delay, shutdown).await {
-                        return;
-                    }
-                    delay = (delay * 2).min(Duration::from_secs(10));
-                }
-            }
-        }
-        // Best effort: a missed sighting only delays cutover readiness until the next payload.
-        if let Err(error) = storage::sdk_usage::record(&self.postgres, &batch.sdk_sightings()).await {
-            tracing::warn!(%error, "cannot record sdk usage");
-        }
-        loop {
-            match self.queue.complete(batch.ids()).await {
-                Ok(()) => break,
-                Err(error) => {
-                    // The rows are in; retrying the acknowledgement only avoids a harmless re-insert.
-                    self.heartbeat.beat();
-                    tracing::warn!(%error, "cannot acknowledge ingestion entries; retrying");
-                    if sleep_or_shutdown(Duration::from_secs(1), shutdown).await {
-                        return;
-                    }
-                }
-            }
-        }
-        batch.clear();
+/// Turns one payload into rows, off the async threads (decoding a large export is CPU work). A
+/// conversion that panics is a bug this payload triggers: it is dead-lettered, never retried.
+async fn convert(
+    job: IngestionJob,
+    payload: bytes::Bytes,
+    migration: MigrationSettings,
+) -> Result<(IngestionJob, Prepared), ProcessError> {
+    match tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
+        .await
+    {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => Err(ProcessError::Permanent(format!(
+            "converting the payload panicked: {}",
+            panic_text(e.into_panic())
+        ))),
+        Err(e) => Err(ProcessError::Transient(format!("conversion task failed: {e}"))),
     }
 }
 
-type Converted = Result<(IngestionJob, Prepared), ProcessError>;
-
-/// Turns one payload into rows, off the async threads (decoding a large export is CPU work).
-async fn convert(job: IngestionJob, payload: bytes::Bytes, migration: MigrationSettings) -> Converted {
-    tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
-        .await
-        .map_err(|e| ProcessError::Transient(format!("conversion task failed: {e}")))?
+/// The message of a panic, when it has one.
+fn panic_text(panic: Box<dyn std::any::Any + Send>) -> String {
+    match panic.downcast::<String>() {
+        Ok(text) => *text,
+        Err(panic) => {
+            panic.downcast_ref::<&str>().map_or_else(|| "no message".to_owned(), |s| (*s).to_owned())
+        }
+    }
 }
 
 /// A stream id (`<milliseconds>-<sequence>`) as numbers, which order entries as Redis appended them.

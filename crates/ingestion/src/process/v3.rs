@@ -12,7 +12,7 @@ use super::enrich::Enrichment;
 use crate::otel::ConvertedSpan;
 
 /// v3 rows of one or more payloads, not yet merged with what is stored.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct V3Updates {
     pub traces: Vec<TraceUpdate>,
     pub observations: Vec<ObservationUpdate>,

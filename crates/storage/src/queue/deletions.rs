@@ -20,7 +20,7 @@ const MICROS_PER_DAY: i64 = 86_400_000_000;
 
 impl IngestionQueue {
     fn deletions_key(&self, project_id: &str, day: i64) -> String {
-        format!("{}:deleted-traces:{project_id}:{day}", self.stream)
+        format!("{}:deleted-traces:{project_id}:{day}", self.base)
     }
 
     /// Records that these traces were deleted at `at_micros`.
