@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::apps::{ADMIN_KEY, App, PUBLIC_KEY, SECRET_KEY, Stack, free_port};
 
@@ -76,14 +76,30 @@ async fn secret_of_one_project_does_not_open_another() {
 #[tokio::test]
 async fn admin_endpoints_need_the_admin_key() {
     let (_stack, app) = started().await;
-    let path = "/api/admin/background-migrations";
-    let (status, body) = get(&app, path, Some(&format!("Bearer {ADMIN_KEY}"))).await;
-    assert_eq!(status, 200, "{body}");
-    assert!(body["data"].is_array(), "{body}");
-    for header in [None, Some("Bearer wrong-key".to_owned()), Some(basic(PUBLIC_KEY, SECRET_KEY))] {
-        let (status, body) = get(&app, path, header.as_deref()).await;
-        assert_eq!(status, 401, "{header:?}: {body}");
+    for path in ["/api/admin/background-migrations", "/api/admin/ingestion/dead-letters"] {
+        let (status, body) = get(&app, path, Some(&format!("Bearer {ADMIN_KEY}"))).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body["data"].is_array(), "{body}");
+        for header in [None, Some("Bearer wrong-key".to_owned()), Some(basic(PUBLIC_KEY, SECRET_KEY))] {
+            let (status, body) = get(&app, path, header.as_deref()).await;
+            assert_eq!(status, 401, "{path} {header:?}: {body}");
+        }
     }
+    let replay = format!("{}/api/admin/ingestion/dead-letters/replay", app.base_url);
+    let client = crate::apps::http();
+    for header in ["Bearer wrong-key".to_owned(), basic(PUBLIC_KEY, SECRET_KEY)] {
+        let response =
+            client.post(&replay).header("authorization", &header).json(&json!({})).send().await.unwrap();
+        assert_eq!(response.status(), 401, "{header}");
+    }
+    let admin = format!("Bearer {ADMIN_KEY}");
+    let response =
+        client.post(&replay).header("authorization", &admin).json(&json!({"bogus": 1})).send().await.unwrap();
+    assert_eq!(response.status(), 400, "an unknown field is refused");
+    let response =
+        client.post(&replay).header("authorization", &admin).json(&json!({})).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.json::<Value>().await.unwrap(), json!({"replayed": []}));
 }
 
 #[tokio::test]

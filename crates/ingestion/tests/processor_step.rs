@@ -3,112 +3,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+mod harness;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
 use prost::Message;
-use tokio_util::sync::CancellationToken;
 
-use domain::config::{Config, Role};
-use domain::experiment::{ExperimentLink, Linked};
-use domain::sdk::SdkInfo;
-use ingestion::accept::{Acceptor, Sender};
-use ingestion::process::{ExperimentRecorder, Heartbeat, Prices, Processor, Turn};
-use ingestion::service::IngestionService;
-use test_support::{TestClickHouse, TestPostgres, stack_env};
-
-/// This test's export carries no experiment spans, so nothing reaches the datasets.
-struct NoExperiments;
-
-impl ExperimentRecorder for NoExperiments {
-    fn record<'a>(&'a self, links: &'a [ExperimentLink]) -> BoxFuture<'a, storage::Result<Linked>> {
-        assert!(links.is_empty(), "the export has no experiment spans");
-        Box::pin(async { Ok(Linked::default()) })
-    }
-}
-
-/// A worker over this test's own databases, in a write mode, and the acceptor web would use.
-struct Harness {
-    _pg: TestPostgres,
-    ch: TestClickHouse,
-    queue: storage::queue::IngestionQueue,
-    acceptor: Arc<Acceptor>,
-    processor: Arc<Processor>,
-    service: IngestionService,
-    claim_idle: Duration,
-}
-
-async fn harness() -> Harness {
-    harness_in("events_only").await
-}
-
-async fn harness_in(write_mode: &str) -> Harness {
-    service::install_crypto_provider();
-    let (pg, ch) = (TestPostgres::create().await, TestClickHouse::create().await);
-    let mut env = stack_env(&pg, &ch);
-    env.insert("LANGFUSE_MIGRATION_V4_WRITE_MODE".into(), write_mode.into());
-    let config = Config::from_env_vars(Role::Worker, env).unwrap_or_else(|e| panic!("{:?}", e.problems));
-    assert_eq!(config.migration.write_mode.as_str(), write_mode);
-    let stores = service::Stores::connect(&config).unwrap();
-    stores.prepare(&config).await.unwrap();
-    let queue = stores.ingestion_queue();
-    queue.ensure_group().await.unwrap();
-    let acceptor = Arc::new(Acceptor::new(stores.blobs.clone(), queue.clone(), 1_000));
-    let service = IngestionService::new(
-        acceptor.clone(),
-        stores.postgres.clone(),
-        config.migration.write_mode,
-        config.ingestion.max_body_bytes,
-    );
-    let processor = Arc::new(Processor {
-        blobs: stores.blobs.clone(),
-        queue: queue.clone(),
-        clickhouse: stores.clickhouse.clone(),
-        postgres: stores.postgres.clone(),
-        migration: config.migration.clone(),
-        settings: config.ingestion.clone(),
-        prices: Prices::new(stores.postgres.clone()),
-        heartbeat: Heartbeat::default(),
-        experiments: Arc::new(NoExperiments),
-        consumer: "step-test".into(),
-    });
-    Harness { _pg: pg, ch, queue, acceptor, processor, service, claim_idle: config.ingestion.claim_idle }
-}
-
-impl Harness {
-    /// Steps the loop until `entries` queue entries are flushed; returns the entries read.
-    async fn step_until_flushed(&self, entries: usize) -> usize {
-        let (shutdown, mut turn) = (CancellationToken::new(), Turn::new(self.claim_idle));
-        let (mut read, mut flushed) = (0, 0);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while flushed < entries {
-            // A step whose insert keeps failing retries inside the step; the deadline covers that too.
-            let left = deadline.saturating_duration_since(Instant::now());
-            let step = tokio::time::timeout(left, self.processor.step(&mut turn, &shutdown)).await;
-            let Ok(stepped) = step else { panic!("not flushed in 30 s: read {read}, flushed {flushed}") };
-            (read, flushed) = (read + stepped.read, flushed + stepped.flushed);
-        }
-        assert_eq!(turn.pending_entries(), 0);
-        read
-    }
-
-    async fn count(&self, sql: &str) -> u64 {
-        self.ch.client().query(sql).bind(PROJECT).fetch_one().await.unwrap()
-    }
-}
-
-const PROJECT: &str = "project-step";
-
-fn sender() -> Sender {
-    Sender {
-        project_id: PROJECT.into(),
-        public_key: "pk-lf-step".into(),
-        sdk: SdkInfo::default(),
-        scores_only: false,
-    }
-}
+use harness::{PROJECT, harness, harness_in, sender};
 
 #[tokio::test]
 async fn a_step_inserts_and_acknowledges_what_was_accepted() {
