@@ -84,6 +84,28 @@ impl Acceptor {
     }
 
     async fn accept(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
+        let bytes = payload.len() as u64;
+        let result = self.store(sender, kind, payload).await;
+        // Counted here, where acceptance is decided: a request's status says only that it was
+        // refused, not whether the backlog or the stores refused it (docs/metrics.md).
+        match &result {
+            Ok(()) => {
+                let kind = kind_label(kind);
+                metrics::counter!("loupe_ingestion_accepted_payloads_total", "kind" => kind).increment(1);
+                metrics::counter!("loupe_ingestion_accepted_bytes_total", "kind" => kind).increment(bytes);
+            }
+            Err(error) => {
+                let reason = match error {
+                    AcceptError::Overloaded { .. } => "backlog_full",
+                    AcceptError::Storage(_) => "storage",
+                };
+                metrics::counter!("loupe_ingestion_refused_payloads_total", "reason" => reason).increment(1);
+            }
+        }
+        result
+    }
+
+    async fn store(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
         let depth = self.depth.load(Ordering::Relaxed);
         if depth >= self.max_depth {
             return Err(AcceptError::Overloaded { depth });
@@ -104,6 +126,14 @@ impl Acceptor {
         let stopped = || AcceptError::Storage("the blob writers have stopped".to_owned());
         self.writer.send(group_commit::Submission { job, payload, done }).await.map_err(|_| stopped())?;
         stored.await.map_err(|_| stopped())?.map_err(AcceptError::Storage)
+    }
+}
+
+/// The `kind` label of the acceptance counters.
+fn kind_label(kind: PayloadKind) -> &'static str {
+    match kind {
+        PayloadKind::OtlpTraces => "otlp_traces",
+        PayloadKind::IngestionBatch => "ingestion_batch",
     }
 }
 
