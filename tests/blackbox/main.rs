@@ -18,6 +18,7 @@ mod legacy_endpoints;
 mod lifecycle;
 mod media;
 mod models;
+mod prometheus;
 mod prompts;
 mod proxy;
 mod py2_sdk;

@@ -8,9 +8,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
 
-/// Every route of the public API and the UI, ready to serve; tests drive it in-process.
+/// Every route of the public API and the UI, ready to serve; tests drive it in-process. With
+/// metrics on, each route is counted and `GET /metrics` is mounted beside them.
 pub fn router(state: AppState) -> Router {
-    crate::api::routes().0.with_state(state)
+    let routes = crate::prometheus::instrument(crate::api::routes().0, state.metrics.as_ref());
+    routes.with_state(state)
 }
 
 /// The OpenAPI document of every route [`router`] mounts.

@@ -1,7 +1,9 @@
 //! OTLP over gRPC (`TraceService/Export` on `LANGFUSE_OTEL_GRPC_PORT`): the same authentication,
-//! SDK headers, validation and acceptance as the HTTP endpoint, read from gRPC metadata.
+//! SDK headers, validation and acceptance as the HTTP endpoint, read from gRPC metadata. Each call
+//! that reaches the handler is counted with the HTTP requests (`route="grpc:…/Export"`).
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use anyhow::Context;
 use axum::http::StatusCode;
@@ -20,6 +22,7 @@ use ingestion::error::IngestError;
 use crate::auth::authenticate_project;
 use crate::error::ApiError;
 use crate::ingest;
+use crate::prometheus::GRPC_EXPORT_ROUTE;
 use crate::state::AppState;
 
 struct OtlpTraces {
@@ -29,6 +32,21 @@ struct OtlpTraces {
 #[tonic::async_trait]
 impl TraceService for OtlpTraces {
     async fn export(
+        &self,
+        request: Request<ExportTraceServiceRequest>,
+    ) -> Result<Response<ExportTraceServiceResponse>, Status> {
+        let started = Instant::now();
+        let answer = self.answer(request).await;
+        if self.state.metrics.is_some() {
+            let code = answer.as_ref().map_or_else(Status::code, |_| tonic::Code::Ok);
+            crate::prometheus::record(GRPC_EXPORT_ROUTE.to_owned(), "POST", code_label(code), started);
+        }
+        answer
+    }
+}
+
+impl OtlpTraces {
+    async fn answer(
         &self,
         request: Request<ExportTraceServiceRequest>,
     ) -> Result<Response<ExportTraceServiceResponse>, Status> {
@@ -42,6 +60,15 @@ impl TraceService for OtlpTraces {
             error_message: rejected.first,
         });
         Ok(Response::new(ExportTraceServiceResponse { partial_success }))
+    }
+}
+
+/// A gRPC status as the `status` label: the code's name as gRPC's own tools print it (`OK`,
+/// `InvalidArgument`, `Unauthenticated`, …).
+fn code_label(code: tonic::Code) -> String {
+    match code {
+        tonic::Code::Ok => "OK".to_owned(),
+        other => format!("{other:?}"),
     }
 }
 

@@ -2,8 +2,8 @@
 //! build the same router the binary serves and drive any route in-process.
 //!
 //! Layers, each using only those below it: `app` (servers) → `api` (one module per resource:
-//! extract, call a service crate, write the response) and `grpc` → `ingest`, `auth` → `state`,
-//! `error`, `key_cache`.
+//! extract, call a service crate, write the response) and `grpc` → `prometheus` (request metrics,
+//! `GET /metrics`), `ingest`, `auth` → `state`, `error`, `key_cache`.
 
 mod api;
 mod app;
@@ -12,6 +12,7 @@ mod error;
 mod grpc;
 mod ingest;
 mod key_cache;
+mod prometheus;
 mod state;
 
 pub use app::{openapi, router, serve};

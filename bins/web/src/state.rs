@@ -9,8 +9,10 @@ use domain::config::Config;
 use ingestion::accept::Acceptor;
 use ingestion::service::IngestionService;
 use service::Stores;
+use service::prometheus::PrometheusHandle;
 
-/// What every handler can reach: the configuration, the stores and the ingestion front door.
+/// What every handler can reach: the configuration, the stores, the ingestion front door, and the
+/// metrics.
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
@@ -20,10 +22,14 @@ pub struct AppState {
     pub keys: Arc<crate::key_cache::KeyCache>,
     /// Signs and checks web's own media URLs; keyed by `SALT`, so built once.
     pub media_tokens: Arc<resources::media::TokenSigner>,
+    /// Renders the process's metrics for `GET /metrics`; `None` with `LANGFUSE_METRICS_ENABLED=false`.
+    pub metrics: Option<PrometheusHandle>,
 }
 
 impl AppState {
     pub async fn build(config: Config, shutdown: &CancellationToken) -> anyhow::Result<Self> {
+        // Before anything records: metrics recorded while no recorder is installed are lost.
+        let metrics = config.server.metrics_enabled.then(service::prometheus::install).transpose()?;
         let stores = Stores::connect(&config)?;
         stores.prepare(&config).await?;
         let queue = stores.ingestion_queue();
@@ -43,6 +49,7 @@ impl AppState {
             ingestion: Arc::new(ingestion),
             keys: Arc::default(),
             media_tokens,
+            metrics,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The worker's port (3030): `GET /api/health` (readiness: are the stores reachable, and with
 //! `failIfEventPropagationStuck=true` is dual-write propagation keeping up) and `GET /api/live`
 //! (liveness: is the job loop turning — it keeps turning through store outages, so a restart is
-//! only asked for when a restart can help).
+//! only asked for when a restart can help). `GET /metrics` (Prometheus) is `prometheus.rs`'s.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use domain::config::Config;
 use ingestion::process::Heartbeat;
 use migration::propagation_health::PropagationHealth;
+use service::prometheus::PrometheusHandle;
 use service::{DependencyReport, Stores, check_dependencies};
 
 #[derive(Clone)]
@@ -25,11 +26,18 @@ pub struct HealthState {
     config: Arc<Config>,
     stores: Stores,
     heartbeat: Heartbeat,
+    /// Renders `GET /metrics`; `None` with `LANGFUSE_METRICS_ENABLED=false`.
+    metrics: Option<PrometheusHandle>,
 }
 
 impl HealthState {
-    pub fn new(config: Config, stores: Stores, heartbeat: Heartbeat) -> Self {
-        Self { config: Arc::new(config), stores, heartbeat }
+    pub fn new(
+        config: Config,
+        stores: Stores,
+        heartbeat: Heartbeat,
+        metrics: Option<PrometheusHandle>,
+    ) -> Self {
+        Self { config: Arc::new(config), stores, heartbeat, metrics }
     }
 }
 
@@ -143,7 +151,15 @@ pub async fn serve(state: HealthState, shutdown: CancellationToken) -> anyhow::R
         .await
         .with_context(|| format!("cannot listen on {address}"))?;
     tracing::info!(%address, "worker health endpoint listening");
-    let app = Router::new().route("/api/health", get(health)).route("/api/live", get(live)).with_state(state);
+    let metrics = state
+        .metrics
+        .clone()
+        .map(|handle| crate::prometheus::routes(state.config.clone(), state.stores.clone(), handle));
+    let mut app =
+        Router::new().route("/api/health", get(health)).route("/api/live", get(live)).with_state(state);
+    if let Some(metrics) = metrics {
+        app = app.merge(metrics);
+    }
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await

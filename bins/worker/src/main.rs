@@ -6,6 +6,7 @@ use domain::config::Role;
 mod commands;
 mod health;
 mod jobs;
+mod prometheus;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -25,12 +26,14 @@ async fn main() -> anyhow::Result<()> {
     service::init_tracing(&config.log)?;
     service::install_crypto_provider();
     service::log_config(&config);
+    // Before the jobs start, so the ingestion loop's first flushes are recorded.
+    let metrics = config.server.metrics_enabled.then(service::prometheus::install).transpose()?;
     let shutdown = service::shutdown_token();
     let stores = service::Stores::connect(&config)?;
     stores.prepare(&config).await?;
     storage::write_modes::record(&stores.postgres, config.migration.write_mode.as_str()).await?;
     let jobs = jobs::spawn(&config, &stores, &shutdown);
-    let health = health::HealthState::new(config, stores, jobs.heartbeat.clone());
+    let health = health::HealthState::new(config, stores, jobs.heartbeat.clone(), metrics);
     let served = health::serve(health, shutdown.clone()).await;
     shutdown.cancel();
     jobs.wait().await;

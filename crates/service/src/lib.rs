@@ -1,9 +1,10 @@
 //! What both binaries do around their real work: read the configuration (the one place that reads
 //! the process environment), set up logging, connect to the stores and migrate their schemas,
-//! report health, and stop cleanly on SIGTERM.
+//! report health and metrics, and stop cleanly on SIGTERM.
 
 mod config;
 mod health;
+pub mod prometheus;
 mod stores;
 mod telemetry;
 

@@ -6,6 +6,7 @@
 
 mod config;
 pub mod otlp;
+pub mod prometheus;
 
 pub use config::{S3_SETTINGS, stack_env, stack_var};
 

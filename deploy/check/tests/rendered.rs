@@ -64,6 +64,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
                           "backfillPauseMs": 100, "backfillExperimentBatchTraces": 100},
         "init": {"orgId": "acme", "orgName": "Acme", "projectId": "p1", "projectName": "P One", "projectPublicKey": "pk-lf-123"},
         "logging": {"level": "debug", "format": "json"},
+        "metrics": {"enabled": false},
         "web": {"port": 8080, "grpcPort": 14317, "service": {"port": 80, "grpcPort": 4317}},
         "worker": {"port": 9030},
         "secrets": {"existingSecret": "loupe-secrets", "keys": {
@@ -137,6 +138,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         ("ADMIN_API_KEY", "admin-token"),
         ("LANGFUSE_LOG_LEVEL", "debug"),
         ("LANGFUSE_LOG_FORMAT", "json"),
+        ("LANGFUSE_METRICS_ENABLED", "false"),
     ];
     let own =
         |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
@@ -399,6 +401,10 @@ fn chart_and_compose_files_render_and_validate_against_their_schemas() {
             "{component}: shared payload dir"
         );
     }
+    for (component, _) in COMPONENTS {
+        let annotations = &all.find("Deployment", component)["spec"]["template"]["metadata"]["annotations"];
+        assert!(annotations.get("prometheus.io/scrape").is_none(), "everything/{component}: metrics are off");
+    }
     let web_service = all.find("Service", "web");
     assert_eq!(web_service["spec"]["ports"][0]["port"], 80);
     assert_eq!(all.container("web")["ports"][0]["containerPort"], 8080, "the container listens on web.port");
@@ -463,4 +469,12 @@ fn ports_and_probes_match_what_the_binaries_serve(rendered: &Rendered<'_>) {
     let worker_service = rendered.find("Service", "worker");
     assert_eq!(worker_service["spec"]["ports"][0]["port"], ports.worker_http);
     assert_eq!(worker_service["spec"]["ports"][0]["targetPort"], "http");
+    // A Prometheus that discovers pods by annotation scrapes /metrics on each binary's HTTP port.
+    for (component, port) in [("web", ports.web_http), ("worker", ports.worker_http)] {
+        let annotations =
+            &rendered.find("Deployment", component)["spec"]["template"]["metadata"]["annotations"];
+        assert_eq!(annotations["prometheus.io/scrape"], "true", "{component}");
+        assert_eq!(annotations["prometheus.io/port"], port.to_string(), "{component}");
+        assert_eq!(annotations["prometheus.io/path"], "/metrics", "{component}");
+    }
 }

@@ -85,6 +85,7 @@ pub const SETTINGS: &[Setting] = &[
     described(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
+    s(Server, "LANGFUSE_METRICS_ENABLED", "true", "Serves Prometheus metrics at `GET /metrics` (web: on `PORT`, unauthenticated; worker: on its health port) and records them; `false` turns both off. Metric list: docs/metrics.md."),
     described(Infrastructure, "DATABASE_URL", "(required)", "PostgreSQL connection URL, e.g. `postgres://user:pass@host:5432/loupe`."),
     described(Infrastructure, "CLICKHOUSE_URL", "(required)", "ClickHouse HTTP interface URL, e.g. `http://clickhouse:8123`."),
     s(Infrastructure, "CLICKHOUSE_USER", "default", "ClickHouse user."),

@@ -15,6 +15,8 @@ pub struct ServerSettings {
     pub listen_address: IpAddr,
     pub port: u16,
     pub otel_grpc_port: u16,
+    /// `GET /metrics` is served and metrics are recorded (docs/metrics.md).
+    pub metrics_enabled: bool,
 }
 
 impl ServerSettings {
@@ -26,6 +28,7 @@ impl ServerSettings {
         };
         let port = vars.optional_port("PORT", problems).map(|p| p.unwrap_or(default_port));
         let otel_grpc_port = vars.port("LANGFUSE_OTEL_GRPC_PORT", problems);
+        let metrics_enabled = vars.bool("LANGFUSE_METRICS_ENABLED", problems);
         let raw_address = vars.string("LANGFUSE_LISTEN_ADDRESS");
         let listen_address = match raw_address.parse::<IpAddr>() {
             Ok(address) => Some(address),
@@ -35,7 +38,12 @@ impl ServerSettings {
                 None
             }
         };
-        Some(Self { listen_address: listen_address?, port: port?, otel_grpc_port: otel_grpc_port? })
+        Some(Self {
+            listen_address: listen_address?,
+            port: port?,
+            otel_grpc_port: otel_grpc_port?,
+            metrics_enabled: metrics_enabled?,
+        })
     }
 }
 

@@ -51,6 +51,7 @@ fn defaults_follow_the_spec() {
     assert_eq!(m.propagation_stuck_threshold, Duration::from_secs(15 * 60));
     assert_eq!(config.server.port, 3000);
     assert_eq!(config.server.otel_grpc_port, 4317);
+    assert!(config.server.metrics_enabled);
     assert_eq!(config.clickhouse.database, "default");
     assert_eq!(config.clickhouse.cluster, None);
     assert!(config.bootstrap.is_none());
@@ -60,6 +61,12 @@ fn defaults_follow_the_spec() {
 fn worker_port_defaults_to_3030_and_port_is_shared() {
     assert_eq!(Config::from_env_vars(Role::Worker, base()).unwrap().server.port, 3030);
     assert_eq!(Config::from_env_vars(Role::Worker, with(&[("PORT", "4000")])).unwrap().server.port, 4000);
+}
+
+#[test]
+fn metrics_can_be_turned_off_and_a_wrong_value_is_named() {
+    assert!(!load(&[("LANGFUSE_METRICS_ENABLED", "false")]).unwrap().server.metrics_enabled);
+    assert_eq!(refused(&[("LANGFUSE_METRICS_ENABLED", "off")]), vec![names(&["LANGFUSE_METRICS_ENABLED"])]);
 }
 
 #[test]

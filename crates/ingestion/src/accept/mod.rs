@@ -85,6 +85,28 @@ impl Acceptor {
     }
 
     async fn accept(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
+        let bytes = payload.len() as u64;
+        let result = self.store(sender, kind, payload).await;
+        // Counted here, where acceptance is decided: a request's status says only that it was
+        // refused, not whether the backlog or the stores refused it (docs/metrics.md).
+        match &result {
+            Ok(()) => {
+                let kind = kind.as_str();
+                metrics::counter!("loupe_ingestion_accepted_payloads_total", "kind" => kind).increment(1);
+                metrics::counter!("loupe_ingestion_accepted_bytes_total", "kind" => kind).increment(bytes);
+            }
+            Err(error) => {
+                let reason = match error {
+                    AcceptError::Overloaded { .. } => "backlog_full",
+                    AcceptError::Storage(_) => "storage",
+                };
+                metrics::counter!("loupe_ingestion_refused_payloads_total", "reason" => reason).increment(1);
+            }
+        }
+        result
+    }
+
+    async fn store(&self, sender: &Sender, kind: PayloadKind, payload: Bytes) -> Result<(), AcceptError> {
         self.admit(&sender.project_id)?;
         let job = IngestionJob {
             kind,

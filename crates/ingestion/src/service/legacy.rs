@@ -64,6 +64,9 @@ impl IngestionService {
                 .await?
             }
         };
+        if !parsed.errors.is_empty() {
+            super::count_rejected("batch_event", parsed.errors.len());
+        }
         for log in &parsed.logs {
             tracing::info!(project_id = %sender.project_id, sdk_log = %log, "sdk-log event");
         }

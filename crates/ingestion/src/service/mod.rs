@@ -114,6 +114,9 @@ impl IngestionService {
         protobuf: Option<Bytes>,
     ) -> Result<Accepted, IngestError> {
         let rejected = crate::otel::reject_invalid_spans(&mut request);
+        if let Some(rejected) = &rejected {
+            count_rejected("otlp_span", rejected.count);
+        }
         let spans =
             request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
         if spans == 0 {
@@ -144,6 +147,12 @@ impl IngestionService {
             sdk: sender.sdk.clone(),
         }
     }
+}
+
+/// Events a request carried that were refused while the rest of it was accepted (an OTLP partial
+/// success, a batch's 207 errors), which the request's own status does not show.
+fn count_rejected(kind: &'static str, count: usize) {
+    metrics::counter!("loupe_ingestion_rejected_events_total", "kind" => kind).increment(count as u64);
 }
 
 /// Runs CPU work (decoding, validating) on the blocking pool, off the threads serving requests.

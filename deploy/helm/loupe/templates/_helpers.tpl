@@ -57,6 +57,18 @@ numbers print without an exponent (YAML numbers reach templates as float64), boo
 {{- end -}}
 {{- end -}}
 
+{{/*
+Prometheus scrape annotations of a pod serving /metrics on `port`; call with (dict "root" $ "port" .Values.web.port).
+Empty when metrics.scrapeAnnotations is off or metrics.enabled is false.
+*/}}
+{{- define "loupe.scrapeAnnotations" -}}
+{{- if and .root.Values.metrics.scrapeAnnotations (ne (include "loupe.str" .root.Values.metrics.enabled) "false") }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ include "loupe.str" .port | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- end -}}
+
 {{/* Image reference of a component; call with (dict "root" $ "image" .Values.web.image). */}}
 {{- define "loupe.image" -}}
 {{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) -}}
