@@ -75,6 +75,8 @@ fn failure_signs_in_the_runbook_match_the_code() {
     );
     for (field, wire) in [
         ("ingestion_backlog", "ingestionBacklog"),
+        ("ingestion_lag_seconds", "ingestionLagSeconds"),
+        ("dead_letters", "deadLetters"),
         ("write_mode", "writeMode"),
         ("dependencies", "dependencies"),
     ] {
@@ -86,8 +88,15 @@ fn failure_signs_in_the_runbook_match_the_code() {
             .unwrap()
             .contains("format!(\"{}ingestion\", self.redis_key_prefix)")
     );
-    assert!(read("crates/storage/src/queue.rs").unwrap().contains("format!(\"{}:dead\", self.stream)"));
-    assert!(runbook.contains("`<prefix>ingestion:dead`") && runbook.contains("loupe:ingestion:dead"));
+    let queue = read("crates/storage/src/queue.rs").unwrap();
+    assert!(
+        queue.contains("format!(\"{}:p:{project_id}\", self.base)")
+            && queue.contains("format!(\"{}:active\", self.base)")
+    );
+    assert!(runbook.contains("loupe:ingestion:p:<project id>") && runbook.contains("loupe:ingestion:active"));
+    assert!(
+        runbook.contains("/api/admin/ingestion/dead-letters") && runbook.contains("ingestion_dead_letters")
+    );
     assert!(
         runbook.contains("schema migrations done")
             && read("crates/storage/src/schema.rs").unwrap().contains("\"schema migrations done\"")
