@@ -36,12 +36,14 @@ fn link(event: SpanRef<'_>, experiment: &Experiment) -> Option<ExperimentLink> {
     {
         return None;
     }
+    // Links are kept in PostgreSQL, whose text and jsonb cannot hold NUL: a client's NUL would
+    // make the store refuse the whole payload, so it becomes U+FFFD here, as in the dead letters.
     Some(ExperimentLink {
         project_id: event.project_id.to_owned(),
-        run_name: experiment.name.clone(),
-        description: Some(experiment.description.clone()).filter(|d| !d.is_empty()),
+        run_name: without_nul(&experiment.name),
+        description: Some(without_nul(&experiment.description)).filter(|d| !d.is_empty()),
         metadata: run_metadata(experiment),
-        dataset_item_id: experiment.item_id.clone(),
+        dataset_item_id: without_nul(&experiment.item_id),
         item_version: experiment.item_version.and_then(DateTime::from_timestamp_micros),
         trace_id: event.trace_id.to_owned(),
         observation_id: event.span_id.to_owned(),
@@ -55,10 +57,33 @@ fn run_metadata(experiment: &Experiment) -> Map<String, Value> {
         .metadata
         .iter()
         .map(|(key, raw)| {
-            let value = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.clone()));
-            (key.clone(), value)
+            let mut value = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.clone()));
+            replace_nul(&mut value);
+            (without_nul(key), value)
         })
         .collect()
+}
+
+fn without_nul(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
+}
+
+/// NUL replaced in every string and key of a value, iteratively (the value came from the client).
+fn replace_nul(value: &mut Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) if text.contains('\0') => *text = without_nul(text),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                if map.keys().any(|k| k.contains('\0')) {
+                    *map = std::mem::take(map).into_iter().map(|(k, v)| (without_nul(&k), v)).collect();
+                }
+                stack.extend(map.values_mut());
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]
@@ -91,6 +116,25 @@ mod tests {
         assert_eq!(link.metadata["model"], "gpt");
         assert_eq!(link.metadata["k"], 3);
         assert_eq!(link.created_at.timestamp(), 1_700_000_000);
+    }
+
+    /// PostgreSQL refuses NUL in text and jsonb; a link never carries one.
+    #[test]
+    fn nul_characters_never_reach_postgres() {
+        let nul = Experiment {
+            name: "run\0name".into(),
+            description: "d\0".into(),
+            metadata: [("k\0".to_owned(), r#"{"a": ["x\u0000"]}"#.to_owned())].into(),
+            item_id: "i\0".into(),
+            ..experiment()
+        };
+        let link = link(SPAN, &nul).expect("a link");
+        let texts = [&link.run_name, link.description.as_ref().unwrap(), &link.dataset_item_id];
+        assert!(texts.iter().all(|t| !t.contains('\0')), "{texts:?}");
+        let metadata = serde_json::to_string(&link.metadata).unwrap();
+        assert!(!metadata.contains("\\u0000"), "{metadata}");
+        assert_eq!(link.run_name, "run\u{FFFD}name");
+        assert_eq!(link.metadata["k\u{FFFD}"]["a"][0], "x\u{FFFD}");
     }
 
     #[test]
