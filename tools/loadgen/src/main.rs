@@ -2,6 +2,7 @@
 //! database of their own, sends LLM-like OTLP traffic, and prints what it measured. Figures are
 //! printed, never asserted: speed targets live here, not in the test suite.
 
+mod fairness;
 mod ingest;
 mod leftovers;
 mod processes;
@@ -14,8 +15,9 @@ async fn main() -> anyhow::Result<()> {
     match args.next().as_deref() {
         Some("ingest") => ingest::run(ingest::Options::from_args(args)?).await,
         Some("prompts") => prompts::run(prompts::Options::from_args(args)?).await,
+        Some("fairness") => fairness::run(fairness::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]"
         ),
     }
 }
