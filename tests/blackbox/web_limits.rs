@@ -63,7 +63,8 @@ async fn response_within(
     let read = tokio::time::timeout(limit, stream.read_to_end(&mut raw)).await;
     assert!(read.is_ok(), "no complete response within {limit:?}: {}", String::from_utf8_lossy(&raw));
     let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
+    let (head, body) =
+        text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
     let mut lines = head.lines();
     let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
     let headers = lines
@@ -93,7 +94,10 @@ async fn silent_and_slow_clients_are_disconnected_after_the_header_read_timeout(
     let mut silent = TcpStream::connect(http_address(&web)).await.unwrap();
     // gRPC (HTTP/2 only): the connection preface and nothing more, and nothing at all.
     let mut preface_only = TcpStream::connect(grpc_address(&stack)).await.unwrap();
-    preface_only.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00").await.unwrap();
+    preface_only
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .await
+        .unwrap();
     let mut grpc_silent = TcpStream::connect(grpc_address(&stack)).await.unwrap();
     // HTTP/1 keep-alive: one request answered, then a second head that never ends.
     let mut kept_alive = TcpStream::connect(http_address(&web)).await.unwrap();

@@ -48,7 +48,11 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
 
 /// [`read_body`] for the JSON endpoints, which take no compressed body: one is refused as sent
 /// rather than parsed as garbage, or inflated (only the OTLP endpoints decompress, within their cap).
-pub async fn read_uncompressed_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, ApiError> {
+pub async fn read_uncompressed_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
     if let Some(encoding) = headers.get(CONTENT_ENCODING) {
         let encoding = String::from_utf8_lossy(encoding.as_bytes());
         if !encoding.trim().eq_ignore_ascii_case("identity") {

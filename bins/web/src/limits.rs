@@ -98,7 +98,8 @@ impl Limits {
         );
         match protocol {
             Protocol::Http => {
-                let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError");
+                let mut error =
+                    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message, "ServiceUnavailableError");
                 error.retry_after = Some(1);
                 error.into_response()
             }
@@ -182,7 +183,10 @@ impl http_body::Body for Deadline {
     type Data = Bytes;
     type Error = axum::Error;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
         if let Poll::Ready(frame) = Pin::new(&mut this.inner).poll_frame(cx) {
             if this.rule == Rule::Idle && matches!(frame, Some(Ok(_))) {

@@ -85,8 +85,11 @@ fn gzip_bomb(mib: usize) -> Vec<u8> {
         assert_eq!(deflate.total_in() - before, input.len() as u64, "the block took all its input");
         out
     };
-    let (first, repeated, last) =
-        (block(&chunk, FlushCompress::Sync), block(&chunk, FlushCompress::Sync), block(&[], FlushCompress::Finish));
+    let (first, repeated, last) = (
+        block(&chunk, FlushCompress::Sync),
+        block(&chunk, FlushCompress::Sync),
+        block(&[], FlushCompress::Finish),
+    );
     let (mut one, mut all) = (Crc::new(), Crc::new());
     one.update(&chunk);
     let mut bomb = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
@@ -224,7 +227,10 @@ fn export(resource_bytes: usize, spans: usize) -> ExportTraceServiceRequest {
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
             resource: Some(Resource {
-                attributes: vec![text("service.name", "budget".into()), text("k8s.blob", "x".repeat(resource_bytes))],
+                attributes: vec![
+                    text("service.name", "budget".into()),
+                    text("k8s.blob", "x".repeat(resource_bytes)),
+                ],
                 ..Default::default()
             }),
             scope_spans: vec![ScopeSpans { spans, ..Default::default() }],

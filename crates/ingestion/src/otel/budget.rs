@@ -33,7 +33,13 @@ pub fn check_resource_budget(
     }
     match heaviest {
         Some((index, attributes, spans)) if copied > max_copied_bytes => {
-            Err(DecodeError::ResourceAttributesOverBudget { copied, limit: max_copied_bytes, index, attributes, spans })
+            Err(DecodeError::ResourceAttributesOverBudget {
+                copied,
+                limit: max_copied_bytes,
+                index,
+                attributes,
+                spans,
+            })
         }
         _ => Ok(()),
     }
@@ -84,7 +90,9 @@ mod tests {
         let heavy: ResourceSpans = export(5000, 3).resource_spans.remove(0);
         request.resource_spans.push(heavy);
         let light = attribute_bytes(&request);
-        let heavy_bytes = attribute_bytes(&ExportTraceServiceRequest { resource_spans: vec![request.resource_spans[1].clone()] });
+        let heavy_bytes = attribute_bytes(&ExportTraceServiceRequest {
+            resource_spans: vec![request.resource_spans[1].clone()],
+        });
         let total = light + heavy_bytes * 3;
         assert!(check_resource_budget(&request, total).is_ok());
         match check_resource_budget(&request, total - 1).unwrap_err() {

@@ -20,7 +20,13 @@ pub enum DecodeError {
          has {attributes} bytes of attributes and {spans} spans; send fewer spans per export or \
          smaller resource attributes"
     )]
-    ResourceAttributesOverBudget { copied: usize, limit: usize, index: usize, attributes: usize, spans: usize },
+    ResourceAttributesOverBudget {
+        copied: usize,
+        limit: usize,
+        index: usize,
+        attributes: usize,
+        spans: usize,
+    },
     #[error("invalid span {index} ({path}): {reason}")]
     InvalidSpan { index: usize, path: String, reason: String },
 }
