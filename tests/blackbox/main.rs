@@ -27,4 +27,5 @@ mod reads;
 mod reads_scores;
 mod real_clients;
 mod trace_deletion;
+mod web_limits;
 mod write_modes;

@@ -16,6 +16,7 @@ use crate::state::AppState;
 const INVALID_CREDENTIALS: &str = "Invalid credentials. Confirm that you've configured the correct host.";
 
 /// A request authenticated with a project's full key pair.
+#[derive(Clone)]
 pub struct ProjectAuth {
     pub project: Project,
     pub public_key: String,

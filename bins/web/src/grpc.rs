@@ -1,29 +1,92 @@
 //! OTLP over gRPC (`TraceService/Export` on `LANGFUSE_OTEL_GRPC_PORT`): the same authentication,
-//! SDK headers, validation and acceptance as the HTTP endpoint, read from gRPC metadata. Each call
-//! that reaches the handler is counted with the HTTP requests (`route="grpc:…/Export"`).
+//! SDK headers, validation and acceptance as the HTTP endpoint, read from gRPC metadata.
+//!
+//! The key is checked before tonic reads the body (`authenticated`): an unknown caller costs a
+//! key lookup, never a decompression or a decode of up to `LANGFUSE_INGESTION_MAX_BODY_BYTES`.
+//! Every call is counted there too, with the HTTP requests (`route="grpc:…/Export"`).
 
-use std::net::SocketAddr;
 use std::time::Instant;
 
-use anyhow::Context;
+use axum::Router;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
     TraceService, TraceServiceServer,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
-use tokio_util::sync::CancellationToken;
 use tonic::codec::CompressionEncoding;
-use tonic::{Request, Response, Status};
+use tonic::service::Routes;
+use tonic::{Code, Status};
 
 use ingestion::error::IngestError;
 
-use crate::auth::authenticate_project;
+use crate::auth::{ProjectAuth, authenticate_project};
 use crate::error::ApiError;
 use crate::ingest;
 use crate::prometheus::GRPC_EXPORT_ROUTE;
 use crate::state::AppState;
+
+/// The OTLP trace service behind its key check, as a router `server::run` serves.
+pub fn router(state: AppState) -> Router {
+    let limit = state.config.ingestion.max_body_bytes;
+    // tonic caps the message before and after gzip: it stops inflating at the limit.
+    let service = TraceServiceServer::new(OtlpTraces { state: state.clone() })
+        .accept_compressed(CompressionEncoding::Gzip)
+        .max_decoding_message_size(limit);
+    Routes::new(service)
+        .prepare()
+        .into_axum_router()
+        .layer(axum::middleware::from_fn_with_state(state, authenticated))
+}
+
+/// Authenticates from the metadata (the request head) and hands the project to the handler; a bad
+/// key is answered UNAUTHENTICATED without a byte of the body read.
+async fn authenticated(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let response = match authenticate_project(&state, request.headers()).await {
+        Ok(auth) => {
+            request.extensions_mut().insert(auth);
+            message_too_large_is_resource_exhausted(next.run(request).await)
+        }
+        Err(error) => status(error).into_http(),
+    };
+    if state.metrics.is_some() {
+        crate::prometheus::record(GRPC_EXPORT_ROUTE.to_owned(), "POST", code_label(&response), started);
+    }
+    response
+}
+
+/// The call's gRPC status as the `status` label, named as gRPC's own tools print it (`OK`,
+/// `InvalidArgument`, `Unauthenticated`, …). A refusal is answered "trailers-only", its status in
+/// the head; a success carries it in the trailers, after the body, so no status in the head is OK.
+fn code_label(response: &Response) -> String {
+    let code = response
+        .headers()
+        .get("grpc-status")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.parse::<i32>().ok())
+        .map_or(Code::Ok, Code::from_i32);
+    match code {
+        Code::Ok => "OK".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// tonic refuses a message above the size limit before reading it with OUT_OF_RANGE, a code OTLP
+/// exporters retry; too large is RESOURCE_EXHAUSTED, as for a message that inflates past the
+/// limit, and as HTTP's 413. The handler answers no OUT_OF_RANGE of its own (`ingest_status`).
+fn message_too_large_is_resource_exhausted(response: Response) -> Response {
+    match response.extensions().get::<Status>() {
+        Some(refusal) if refusal.code() == Code::OutOfRange => {
+            Status::resource_exhausted(refusal.message().to_owned()).into_http()
+        }
+        _ => response,
+    }
+}
 
 struct OtlpTraces {
     state: AppState,
@@ -33,25 +96,15 @@ struct OtlpTraces {
 impl TraceService for OtlpTraces {
     async fn export(
         &self,
-        request: Request<ExportTraceServiceRequest>,
-    ) -> Result<Response<ExportTraceServiceResponse>, Status> {
-        let started = Instant::now();
-        let answer = self.answer(request).await;
-        if self.state.metrics.is_some() {
-            let code = answer.as_ref().map_or_else(Status::code, |_| tonic::Code::Ok);
-            crate::prometheus::record(GRPC_EXPORT_ROUTE.to_owned(), "POST", code_label(code), started);
-        }
-        answer
-    }
-}
-
-impl OtlpTraces {
-    async fn answer(
-        &self,
-        request: Request<ExportTraceServiceRequest>,
-    ) -> Result<Response<ExportTraceServiceResponse>, Status> {
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, Status> {
+        // Put there by `authenticated`, which every call passes through.
+        let auth = request
+            .extensions()
+            .get::<ProjectAuth>()
+            .cloned()
+            .ok_or_else(|| Status::unauthenticated("not authenticated"))?;
         let headers = request.metadata().clone().into_headers();
-        let auth = authenticate_project(&self.state, &headers).await.map_err(status)?;
         let sender = ingest::sender(&auth, &headers, false).map_err(status)?;
         let accepted =
             self.state.ingestion.export(&sender, request.into_inner()).await.map_err(ingest_status)?;
@@ -59,16 +112,7 @@ impl OtlpTraces {
             rejected_spans: i64::try_from(rejected.count).unwrap_or(i64::MAX),
             error_message: rejected.first,
         });
-        Ok(Response::new(ExportTraceServiceResponse { partial_success }))
-    }
-}
-
-/// A gRPC status as the `status` label: the code's name as gRPC's own tools print it (`OK`,
-/// `InvalidArgument`, `Unauthenticated`, …).
-fn code_label(code: tonic::Code) -> String {
-    match code {
-        tonic::Code::Ok => "OK".to_owned(),
-        other => format!("{other:?}"),
+        Ok(tonic::Response::new(ExportTraceServiceResponse { partial_success }))
     }
 }
 
@@ -88,19 +132,4 @@ fn status(error: ApiError) -> Status {
         StatusCode::SERVICE_UNAVAILABLE => Status::unavailable(message),
         _ => Status::internal(message),
     }
-}
-
-pub async fn serve(state: AppState, shutdown: CancellationToken) -> anyhow::Result<()> {
-    let server = &state.config.server;
-    let address = SocketAddr::new(server.listen_address, server.otel_grpc_port);
-    let limit = state.config.ingestion.max_body_bytes;
-    let service = TraceServiceServer::new(OtlpTraces { state })
-        .accept_compressed(CompressionEncoding::Gzip)
-        .max_decoding_message_size(limit);
-    tracing::info!(%address, "otlp grpc listening");
-    tonic::transport::Server::builder()
-        .add_service(service)
-        .serve_with_shutdown(address, shutdown.cancelled_owned())
-        .await
-        .with_context(|| format!("otlp grpc server on {address}"))
 }

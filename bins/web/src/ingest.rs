@@ -2,7 +2,8 @@
 //! the SDK headers and a bounded body.
 
 use axum::body::Body;
-use axum::http::HeaderMap;
+use axum::http::header::CONTENT_ENCODING;
+use axum::http::{HeaderMap, StatusCode};
 use bytes::Bytes;
 
 use ingestion::accept::Sender;
@@ -43,4 +44,27 @@ pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, ApiError> {
             ApiError::bad_request(format!("failed to read request body: {e}"))
         }
     })
+}
+
+/// [`read_body`] for the JSON endpoints, which take no compressed body: one is refused as sent
+/// rather than parsed as garbage, or inflated (only the OTLP endpoints decompress, within their cap).
+pub async fn read_uncompressed_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    if let Some(encoding) = headers.get(CONTENT_ENCODING) {
+        let encoding = String::from_utf8_lossy(encoding.as_bytes());
+        if !encoding.trim().eq_ignore_ascii_case("identity") {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Encoding {encoding:?} is not accepted here: send the JSON body uncompressed \
+                     (only /api/public/otel/v1/traces takes gzip)"
+                ),
+                "UnsupportedMediaTypeError",
+            ));
+        }
+    }
+    read_body(body, limit).await
 }

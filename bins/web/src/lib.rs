@@ -1,9 +1,10 @@
 //! `web`: the Langfuse-compatible public API (HTTP and OTLP over gRPC) as a library, so tests can
 //! build the same router the binary serves and drive any route in-process.
 //!
-//! Layers, each using only those below it: `app` (servers) → `api` (one module per resource:
-//! extract, call a service crate, write the response) and `grpc` → `prometheus` (request metrics,
-//! `GET /metrics`), `ingest`, `auth` → `state`, `error`, `key_cache`.
+//! Layers, each using only those below it: `app` (servers) → `server` (connections), `limits`
+//! (bounds on every request), `api` (one module per resource: extract, call a service crate, write
+//! the response) and `grpc` → `prometheus` (request metrics, `GET /metrics`), `ingest`, `auth` →
+//! `state`, `error`, `key_cache`.
 
 mod api;
 mod app;
@@ -12,7 +13,9 @@ mod error;
 mod grpc;
 mod ingest;
 mod key_cache;
+mod limits;
 mod prometheus;
+mod server;
 mod state;
 
 pub use app::{openapi, router, serve};

@@ -42,7 +42,8 @@ impl AppState {
             stores.postgres.clone(),
             config.migration.write_mode,
             config.ingestion.max_body_bytes,
-        );
+        )
+        .with_max_resource_copied_bytes(config.ingestion.otel_resource_attributes_max_copied_bytes);
         Ok(Self {
             config: Arc::new(config),
             stores,

@@ -32,8 +32,13 @@ pub struct Options {
 
 impl Options {
     pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options =
-            Self { bin_dir: PathBuf::from("target/release"), canaries: 20, spans: 100, concurrency: 16, poison_every: 10 };
+        let mut options = Self {
+            bin_dir: PathBuf::from("target/release"),
+            canaries: 20,
+            spans: 100,
+            concurrency: 16,
+            poison_every: 10,
+        };
         while let Some(flag) = args.next() {
             let raw = args.next().context("a flag needs a value")?;
             if flag == "--bin-dir" {
@@ -87,7 +92,11 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
 
 async fn add_project_b(env: &BTreeMap<String, String>) -> anyhow::Result<()> {
     let mut b_env = env.clone();
-    for (k, v) in [("LANGFUSE_INIT_PROJECT_ID", B.0), ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", B.1), ("LANGFUSE_INIT_PROJECT_SECRET_KEY", B.2)] {
+    for (k, v) in [
+        ("LANGFUSE_INIT_PROJECT_ID", B.0),
+        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", B.1),
+        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", B.2),
+    ] {
         b_env.insert(k.to_owned(), v.to_owned());
     }
     let config = domain::config::Config::from_env_vars(domain::config::Role::Web, b_env)
@@ -153,7 +162,13 @@ impl Target {
 
 /// A's traffic until `stop`: exports of `spans` spans from `concurrency` connections, one in
 /// `poison_every` named so the constraint refuses it (none with `poison_every == 0`).
-fn flood(target: &Arc<Target>, options: &Options, run: u64, poison_every: u64, stop: &Arc<AtomicBool>) -> Vec<tokio::task::JoinHandle<u64>> {
+fn flood(
+    target: &Arc<Target>,
+    options: &Options,
+    run: u64,
+    poison_every: u64,
+    stop: &Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<u64>> {
     let counter = Arc::new(AtomicU64::new(0));
     let traces = (options.spans / 5).max(1);
     (0..options.concurrency)
@@ -165,7 +180,12 @@ fn flood(target: &Arc<Target>, options: &Options, run: u64, poison_every: u64, s
                     let n = counter.fetch_add(1, Ordering::Relaxed);
                     let mut export = test_support::otlp::export(run, n * traces, traces, 5);
                     if poison_every > 0 && n % poison_every == 0 {
-                        for span in export.resource_spans.iter_mut().flat_map(|r| &mut r.scope_spans).flat_map(|s| &mut s.spans) {
+                        for span in export
+                            .resource_spans
+                            .iter_mut()
+                            .flat_map(|r| &mut r.scope_spans)
+                            .flat_map(|s| &mut s.spans)
+                        {
                             span.name = "poison".into();
                         }
                     }
@@ -179,18 +199,26 @@ fn flood(target: &Arc<Target>, options: &Options, run: u64, poison_every: u64, s
         .collect()
 }
 
-async fn measure(options: &Options, env: &BTreeMap<String, String>, database: &str, run_id: u64) -> anyhow::Result<()> {
+async fn measure(
+    options: &Options,
+    env: &BTreeMap<String, String>,
+    database: &str,
+    run_id: u64,
+) -> anyhow::Result<()> {
     let bin = &options.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency + 1).build()?;
-    let mut web = Running::start(&bin.join("web"), env, free_port()?, logs.join("loupe-bench-fair-web.log")).await?;
+    let mut web =
+        Running::start(&bin.join("web"), env, free_port()?, logs.join("loupe-bench-fair-web.log")).await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
     add_project_b(env).await?;
     let mut worker =
-        Running::start(&bin.join("worker"), env, free_port()?, logs.join("loupe-bench-fair-worker.log")).await?;
+        Running::start(&bin.join("worker"), env, free_port()?, logs.join("loupe-bench-fair-worker.log"))
+            .await?;
     worker.wait_healthy(&client, "/api/health").await.context("worker")?;
     let clickhouse = clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(database);
-    let target = Arc::new(Target { client, endpoint: format!("{}/api/public/otel/v1/traces", web.url), clickhouse });
+    let target =
+        Arc::new(Target { client, endpoint: format!("{}/api/public/otel/v1/traces", web.url), clickhouse });
     println!(
         "fairness benchmark: project B's canary (1 span) from send to stored; A floods with {} connections of {}-span exports",
         options.concurrency, options.spans
@@ -200,7 +228,9 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, database: &s
     let idle_p50 = percentile(&idle, 0.5);
     print_latency("  idle           ", idle);
 
-    for (label, poison_every, base) in [("A flooding     ", 0, 1_000_000), ("A with poison  ", options.poison_every, 2_000_000)] {
+    for (label, poison_every, base) in
+        [("A flooding     ", 0, 1_000_000), ("A with poison  ", options.poison_every, 2_000_000)]
+    {
         if poison_every > 0 {
             target
                 .clickhouse
@@ -234,7 +264,11 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, database: &s
         storage::dead_letters::open_count(&storage::postgres::connect(&config.postgres)?).await?
     };
     println!("  dead letters    {dead} open (A's refused exports)");
-    println!("  peak RSS        web {:.0} MB, worker {:.0} MB", web.peak_rss_mb().unwrap_or(0.0), worker.peak_rss_mb().unwrap_or(0.0));
+    println!(
+        "  peak RSS        web {:.0} MB, worker {:.0} MB",
+        web.peak_rss_mb().unwrap_or(0.0),
+        worker.peak_rss_mb().unwrap_or(0.0)
+    );
     web.child.kill().await?;
     worker.child.kill().await?;
     Ok(())
@@ -243,5 +277,8 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, database: &s
 fn percentile(latencies: &[Duration], q: f64) -> Duration {
     let mut sorted = latencies.to_vec();
     sorted.sort();
-    sorted.get(((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1))).copied().unwrap_or_default()
+    sorted
+        .get(((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or_default()
 }

@@ -42,7 +42,7 @@ async fn scores_or_project_request(
 ) -> Result<(Sender, Bytes), ApiError> {
     let (auth, scores_only) = authenticate_project_or_scores(state, headers).await?;
     let sender = ingest::sender(&auth, headers, scores_only)?;
-    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let body = ingest::read_uncompressed_body(headers, body, state.config.ingestion.max_body_bytes).await?;
     Ok((sender, body))
 }
 
@@ -52,6 +52,7 @@ async fn scores_or_project_request(
     responses(
         (status = 207, body = BatchAnswer, description = "One entry per event: successes and errors"),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+        (status = 415, body = ErrorBody, description = "A compressed body (Content-Encoding other than identity)"),
         (status = 503, body = ErrorBody)
     )
 )]
@@ -136,6 +137,6 @@ async fn single(
     kind: SingleKind,
 ) -> Result<Json<Created>, ApiError> {
     let sender = ingest::sender(&auth, &headers, false)?;
-    let body = ingest::read_body(body, state.config.ingestion.max_body_bytes).await?;
+    let body = ingest::read_uncompressed_body(&headers, body, state.config.ingestion.max_body_bytes).await?;
     Ok(Json(Created { id: state.ingestion.single(&sender, kind, body).await? }))
 }

@@ -24,8 +24,8 @@ pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSetting
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
-    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, IngestionSettings, LogFormat,
-    LogSettings, MediaSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
+    AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, HttpLimits, IngestionSettings,
+    LogFormat, LogSettings, MediaSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
 };
 pub use vars::{Origin, Problem, Vars};
 

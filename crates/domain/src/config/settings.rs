@@ -4,6 +4,7 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 
@@ -17,6 +18,45 @@ pub struct ServerSettings {
     pub otel_grpc_port: u16,
     /// `GET /metrics` is served and metrics are recorded (docs/metrics.md).
     pub metrics_enabled: bool,
+    /// What web allows a client, on HTTP and gRPC (docs/limits.md).
+    pub limits: HttpLimits,
+}
+
+/// web's bounds on slow, endless and too many clients (docs/limits.md, "Web server limits").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    pub header_read_timeout: Duration,
+    pub body_read_timeout: Duration,
+    pub max_concurrent_requests: usize,
+    /// How long a request over the limit waits for a slot before it is refused.
+    pub concurrency_wait: Duration,
+}
+
+impl HttpLimits {
+    /// Far above any one instance's sensible load, and well within what a semaphore can count.
+    pub const MAX_CONCURRENT_REQUESTS_CEILING: u64 = 1_000_000;
+
+    fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let header = vars.positive_integer("LANGFUSE_HTTP_HEADER_READ_TIMEOUT_MS", problems);
+        let body = vars.positive_integer("LANGFUSE_HTTP_BODY_READ_TIMEOUT_MS", problems);
+        let max = vars.positive_integer("LANGFUSE_HTTP_MAX_CONCURRENT_REQUESTS", problems);
+        let wait = vars.non_negative_integer("LANGFUSE_HTTP_CONCURRENCY_WAIT_MS", problems);
+        if let Some(max) = max
+            && max > Self::MAX_CONCURRENT_REQUESTS_CEILING
+        {
+            problems.push(
+                "LANGFUSE_HTTP_MAX_CONCURRENT_REQUESTS",
+                format!("must be at most {}, got {max}", Self::MAX_CONCURRENT_REQUESTS_CEILING),
+            );
+            return None;
+        }
+        Some(Self {
+            header_read_timeout: Duration::from_millis(header?),
+            body_read_timeout: Duration::from_millis(body?),
+            max_concurrent_requests: usize::try_from(max?).unwrap_or(usize::MAX),
+            concurrency_wait: Duration::from_millis(wait?),
+        })
+    }
 }
 
 impl ServerSettings {
@@ -38,11 +78,13 @@ impl ServerSettings {
                 None
             }
         };
+        let limits = HttpLimits::read(vars, problems);
         Some(Self {
             listen_address: listen_address?,
             port: port?,
             otel_grpc_port: otel_grpc_port?,
             metrics_enabled: metrics_enabled?,
+            limits: limits?,
         })
     }
 }
@@ -220,6 +262,8 @@ impl BlobSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IngestionSettings {
     pub max_body_bytes: usize,
+    /// The most bytes of resource attributes one OTLP export may have copied into its spans.
+    pub otel_resource_attributes_max_copied_bytes: usize,
     pub queue_max_depth: u64,
     pub batch_max_rows: usize,
     /// Payload bytes collected before an insert is sent, whatever the row count.
@@ -233,6 +277,8 @@ pub struct IngestionSettings {
 impl IngestionSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
         let max_body_bytes = vars.positive_integer("LANGFUSE_INGESTION_MAX_BODY_BYTES", problems);
+        let resource_copied =
+            vars.positive_integer("LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES", problems);
         let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", problems);
         let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", problems);
         let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", problems);
@@ -241,6 +287,8 @@ impl IngestionSettings {
         let max_attempts = vars.positive_integer("LANGFUSE_INGESTION_MAX_ATTEMPTS", problems);
         Some(Self {
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
+            otel_resource_attributes_max_copied_bytes: usize::try_from(resource_copied?)
+                .unwrap_or(usize::MAX),
             queue_max_depth: queue_max_depth?,
             batch_max_rows: usize::try_from(batch_max_rows?).unwrap_or(usize::MAX),
             batch_max_bytes: usize::try_from(batch_max_bytes?).unwrap_or(usize::MAX),

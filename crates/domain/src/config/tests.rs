@@ -328,3 +328,26 @@ fn readme_documents_every_setting() {
         );
     }
 }
+
+#[test]
+fn web_server_limits_have_documented_defaults_and_refuse_nonsense() {
+    let config = load(&[]).unwrap();
+    let limits = config.server.limits;
+    assert_eq!(limits.header_read_timeout, Duration::from_secs(10));
+    assert_eq!(limits.body_read_timeout, Duration::from_secs(60));
+    assert_eq!(limits.max_concurrent_requests, 256);
+    assert_eq!(limits.concurrency_wait, Duration::from_secs(1));
+    assert_eq!(config.ingestion.otel_resource_attributes_max_copied_bytes, 64 * 1024 * 1024);
+    let zero_wait = load(&[("LANGFUSE_HTTP_CONCURRENCY_WAIT_MS", "0")]).unwrap();
+    assert_eq!(zero_wait.server.limits.concurrency_wait, Duration::ZERO);
+    for (name, value) in [
+        ("LANGFUSE_HTTP_HEADER_READ_TIMEOUT_MS", "0"),
+        ("LANGFUSE_HTTP_BODY_READ_TIMEOUT_MS", "soon"),
+        ("LANGFUSE_HTTP_MAX_CONCURRENT_REQUESTS", "0"),
+        ("LANGFUSE_HTTP_MAX_CONCURRENT_REQUESTS", "1000001"),
+        ("LANGFUSE_HTTP_CONCURRENCY_WAIT_MS", "-1"),
+        ("LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES", "0"),
+    ] {
+        assert_eq!(refused(&[(name, value)]), [names(&[name])], "{name}={value}");
+    }
+}

@@ -14,6 +14,19 @@ pub enum DecodeError {
     Protobuf(String),
     #[error("failed to parse OTel JSON trace: {0}")]
     Json(String),
+    #[error(
+        "OTLP export would copy {copied} bytes of resource attributes into its spans, above the \
+         {limit}-byte budget (LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES): resourceSpans[{index}] \
+         has {attributes} bytes of attributes and {spans} spans; send fewer spans per export or \
+         smaller resource attributes"
+    )]
+    ResourceAttributesOverBudget {
+        copied: usize,
+        limit: usize,
+        index: usize,
+        attributes: usize,
+        spans: usize,
+    },
     #[error("invalid span {index} ({path}): {reason}")]
     InvalidSpan { index: usize, path: String, reason: String },
 }

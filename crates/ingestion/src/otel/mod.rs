@@ -5,6 +5,7 @@
 //! The attribute rules follow reference/public-api.md §3 and reference/storage.md §7.3; their key lists are in `keys`.
 
 mod attributes;
+mod budget;
 mod convert;
 mod decode;
 mod error;
@@ -19,6 +20,7 @@ mod usage;
 #[cfg(test)]
 mod tests;
 
+pub use budget::check_resource_budget;
 pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
 pub use decode::{
     DEFAULT_MAX_DECODED_BYTES, RejectedSpans, decode, decode_with_limit, parse_owned, parse_with_limit,

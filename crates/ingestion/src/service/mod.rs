@@ -30,7 +30,12 @@ pub struct IngestionService {
     write_mode: WriteMode,
     /// The cap on an OTLP body once decompressed.
     max_decoded_bytes: usize,
+    /// The most bytes of resource attributes an export may have copied into its spans.
+    max_resource_copied_bytes: usize,
 }
+
+/// `LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES`'s default, for a service built without it.
+pub const DEFAULT_MAX_RESOURCE_COPIED_BYTES: usize = 64 * 1024 * 1024;
 
 /// The SDK headers as sent (`x-langfuse-sdk-name`, `-sdk-version`, `-ingestion-version`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -55,7 +60,19 @@ impl IngestionService {
         write_mode: WriteMode,
         max_decoded_bytes: usize,
     ) -> Self {
-        Self { acceptor, postgres, write_mode, max_decoded_bytes }
+        Self {
+            acceptor,
+            postgres,
+            write_mode,
+            max_decoded_bytes,
+            max_resource_copied_bytes: DEFAULT_MAX_RESOURCE_COPIED_BYTES,
+        }
+    }
+
+    /// Sets the budget of resource attributes copied into spans (`crate::otel::check_resource_budget`).
+    pub fn with_max_resource_copied_bytes(mut self, max: usize) -> Self {
+        self.max_resource_copied_bytes = max;
+        self
     }
 
     pub fn write_mode(&self) -> WriteMode {
@@ -106,7 +123,8 @@ impl IngestionService {
 
     /// Stores and queues a decoded export. `protobuf` is its encoding as the client sent it, when it
     /// sent protobuf; it is stored as is unless spans had to be dropped from it. An export whose
-    /// every span is invalid is refused.
+    /// every span is invalid is refused, and so is one whose resource attributes, copied into its
+    /// spans, would exceed their budget.
     async fn accept_export(
         &self,
         sender: &Sender,
@@ -128,6 +146,7 @@ impl IngestionService {
                 None => Ok(Accepted { spans, rejected }),
             };
         }
+        crate::otel::check_resource_budget(&request, self.max_resource_copied_bytes)?;
         let protobuf = match (protobuf, &rejected) {
             (Some(as_sent), None) => as_sent,
             _ => Bytes::from(request.encode_to_vec()),

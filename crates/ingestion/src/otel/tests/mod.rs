@@ -2,7 +2,7 @@
 //! OTLP request in the SDK captures, and a no-panic property for the decoder.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod build;
+pub(super) mod build;
 mod convert_tests;
 mod decode_tests;
 mod fixtures;
