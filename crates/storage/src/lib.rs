@@ -7,6 +7,7 @@ pub mod background_migrations;
 pub mod blob;
 pub mod clickhouse;
 pub mod dead_letters;
+pub mod instance_secrets;
 mod error;
 pub mod leases;
 pub mod models;
