@@ -125,7 +125,10 @@ async fn a_hundred_thousand_trace_ids_delete_the_listed_traces_and_a_long_id_fil
     let mut listed = made_up(1_497);
     listed.extend(traces.iter().cloned());
     let filter = json!([{"type": "stringOptions", "column": "id", "operator": "any of", "value": listed}]);
-    let path = format!("/api/public/traces?limit=100&filter={}", url::form_urlencoded::byte_serialize(filter.to_string().as_bytes()).collect::<String>());
+    let path = format!(
+        "/api/public/traces?limit=100&filter={}",
+        url::form_urlencoded::byte_serialize(filter.to_string().as_bytes()).collect::<String>()
+    );
     assert!(path.len() > 50_000, "{}", path.len());
     let read = api.expect(200, Method::GET, &path, None).await;
     let found: Vec<&str> = read["data"].as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();

@@ -30,15 +30,18 @@ async fn a_filter_of_a_hundred_thousand_trace_ids_is_answered() {
         .unwrap();
 
     let filter = |column: &str, operator: &str, values: Vec<String>| {
-        let filter = json!([{"type": "stringOptions", "column": column, "operator": operator, "value": values}]);
+        let filter =
+            json!([{"type": "stringOptions", "column": column, "operator": operator, "value": values}]);
         Params::from_pairs([("filter", filter.to_string().as_str()), ("limit", "100"), ("orderBy", "id.asc")])
     };
-    let any_of = reads::legacy::traces::list(&ch, "p1", &filter("id", "any of", ids_with(150))).await.unwrap();
+    let any_of =
+        reads::legacy::traces::list(&ch, "p1", &filter("id", "any of", ids_with(150))).await.unwrap();
     assert_eq!(any_of.meta.total_items, 150);
     assert_eq!(any_of.data.first().map(|t| t.trace.id.as_str()), Some("trace-000000"));
     assert_eq!(any_of.data.len(), 100);
 
-    let none_of = reads::legacy::traces::list(&ch, "p1", &filter("id", "none of", ids_with(150))).await.unwrap();
+    let none_of =
+        reads::legacy::traces::list(&ch, "p1", &filter("id", "none of", ids_with(150))).await.unwrap();
     assert_eq!(none_of.meta.total_items, 150);
     assert_eq!(none_of.data.first().map(|t| t.trace.id.as_str()), Some("trace-000150"));
 

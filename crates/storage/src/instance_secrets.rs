@@ -29,5 +29,8 @@ pub async fn get_or_create(pool: &PgPool, name: &str) -> Result<Vec<u8>> {
         .bind(&fresh[..])
         .execute(pool)
         .await?;
-    Ok(sqlx::query_scalar("SELECT value FROM instance_secrets WHERE name = $1").bind(name).fetch_one(pool).await?)
+    Ok(sqlx::query_scalar("SELECT value FROM instance_secrets WHERE name = $1")
+        .bind(name)
+        .fetch_one(pool)
+        .await?)
 }

@@ -114,7 +114,13 @@ impl Presigner {
     /// `application/octet-stream` for a type a browser would run as a page ([`is_active`]). A
     /// bucket's GET cannot be made to send `X-Content-Type-Options: nosniff`; a download is not
     /// rendered, so there is nothing to sniff.
-    pub fn download_url(&self, key: &str, content_type: &str, expires_in: Duration, now: DateTime<Utc>) -> String {
+    pub fn download_url(
+        &self,
+        key: &str,
+        content_type: &str,
+        expires_in: Duration,
+        now: DateTime<Utc>,
+    ) -> String {
         let served = if is_active(content_type) { "application/octet-stream" } else { content_type };
         let query = [("response-content-disposition", "attachment"), ("response-content-type", served)];
         self.sign("GET", key, &[], &query, expires_in, now)
@@ -210,7 +216,9 @@ mod tests {
 
     #[test]
     fn pages_and_scripts_are_active_other_types_are_not() {
-        for active in ["text/html", "TEXT/HTML; charset=utf-8", "image/svg+xml", "application/xml", "text/javascript"] {
+        for active in
+            ["text/html", "TEXT/HTML; charset=utf-8", "image/svg+xml", "application/xml", "text/javascript"]
+        {
             assert!(is_active(active), "{active}");
         }
         for inert in ["image/png", "text/plain", "application/pdf", "application/json", "text/csv"] {
@@ -234,7 +242,8 @@ mod tests {
             presigner.upload_url("media/p 1/x.png", "image/png", "abc=", Duration::from_secs(60), Utc::now());
         assert!(url.starts_with("http://127.0.0.1:9000/loupe/events/media/p%201/x.png?"), "{url}");
         assert!(url.contains("X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-checksum-sha256"), "{url}");
-        let download = presigner.download_url("media/x.svg", "image/svg+xml", Duration::from_secs(60), Utc::now());
+        let download =
+            presigner.download_url("media/x.svg", "image/svg+xml", Duration::from_secs(60), Utc::now());
         assert!(
             download.contains(
                 "&response-content-disposition=attachment&response-content-type=application%2Foctet-stream&"

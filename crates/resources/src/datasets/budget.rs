@@ -49,7 +49,10 @@ impl Budget {
 
     /// Runs `work` on the blocking pool and returns its result, or a 400 once the budget is spent
     /// (waiting for a slot counts).
-    pub(crate) async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    pub(crate) async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T> {
         let remaining = self.limit.checked_sub(self.started.elapsed()).ok_or_else(|| self.spent())?;
         let attempt = async {
             let slot = SLOTS.clone().acquire_owned().await.map_err(|_| internal("closed"))?;
@@ -108,7 +111,10 @@ mod tests {
         let budget = Budget::start(Duration::from_millis(50), "checking the item");
         let error = budget.run(|| busy(Duration::from_millis(500))).await.unwrap_err();
         let Error::BadRequest(message) = error else { panic!("{error:?}") };
-        assert_eq!(message, "checking the item took longer than its budget of 50 ms; a simpler schema or smaller data fits it");
+        assert_eq!(
+            message,
+            "checking the item took longer than its budget of 50 ms; a simpler schema or smaller data fits it"
+        );
         // Later steps of the same request find it spent at once.
         assert!(matches!(budget.run(|| 1).await, Err(Error::BadRequest(_))));
     }

@@ -12,9 +12,9 @@ use reads::Params;
 use reads::params::PageRequest;
 
 use super::body::{Dataset, DatasetWithItemIds, DatasetWithItems};
+use super::budget::{self, Budget};
 use super::dataset_row::{COLUMNS, DatasetRow, find, find_row};
 use super::items;
-use super::budget::{self, Budget};
 use super::schema::ItemSchemas;
 use super::{NOW, present, require_name, stored};
 use crate::media::Urls;

@@ -262,7 +262,8 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem, urls: &Urls
         let item = (input.clone(), expected_output.clone());
         Budget::start(budget::ITEM_WRITE, "checking the item against the dataset's schemas")
             .run(move || {
-                ItemSchemas::compile(inner(&schemas.0), inner(&schemas.1))?.check(inner(&item.0), inner(&item.1))
+                ItemSchemas::compile(inner(&schemas.0), inner(&schemas.1))?
+                    .check(inner(&item.0), inner(&item.1))
             })
             .await??;
     }
@@ -409,7 +410,9 @@ pub(crate) async fn mismatching_items(
         let (items, schemas) = (std::mem::take(&mut batch), schemas.clone());
         let mismatches = budget
             .run(move || {
-                let check = |(id, input, expected): Row| Some((id, schemas.mismatch(inner(&input), inner(&expected))?));
+                let check = |(id, input, expected): Row| {
+                    Some((id, schemas.mismatch(inner(&input), inner(&expected))?))
+                };
                 items.into_iter().filter_map(check).collect::<Vec<_>>()
             })
             .await?;

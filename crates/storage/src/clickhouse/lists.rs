@@ -120,8 +120,7 @@ mod tests {
     #[test]
     fn escapes_count_toward_the_size_and_a_huge_value_stands_alone() {
         assert_eq!(serialized_len("a'b\\"), 8);
-        let huge = "x".repeat(PARAM_BYTES * 2);
-        let values = vec!["a".to_owned(), huge.clone(), "b".to_owned()];
+        let values = vec!["a".to_owned(), "x".repeat(PARAM_BYTES * 2), "b".to_owned()];
         let list = StringList::new("ids", &values);
         let chunks: Vec<&[String]> = list.chunks.iter().map(|(_, c)| *c).collect();
         assert_eq!(chunks, vec![&values[..1], &values[1..2], &values[2..]]);

@@ -407,7 +407,8 @@ pub async fn existing_observations(
         return Ok(Vec::new());
     }
     let list = StringList::new("ids", ids);
-    let sql = newest_versions("?fields", "observations", &format!("project_id = ? AND id IN {}", list.sql()), "id");
+    let sql =
+        newest_versions("?fields", "observations", &format!("project_id = ? AND id IN {}", list.sql()), "id");
     let query = list.bind(ch.client().query(&sql).bind(project_id));
     let rows: Vec<ObservationRow> = ch.bounded(Work::Read, "observations", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(ObservationRecord::from).collect())

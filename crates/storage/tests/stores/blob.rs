@@ -71,11 +71,17 @@ async fn presigned_downloads_are_attachments_and_pages_are_not_served_as_pages()
     ] {
         let body = Bytes::from_static(b"<html><script>alert(1)</script></html>");
         let options = object_store::PutOptions {
-            attributes: [(object_store::Attribute::ContentType, object_store::AttributeValue::from(stored_as))].into_iter().collect(),
+            attributes: [(
+                object_store::Attribute::ContentType,
+                object_store::AttributeValue::from(stored_as),
+            )]
+            .into_iter()
+            .collect(),
             ..Default::default()
         };
         store.store().put_opts(&Path::from(key), PutPayload::from(body.clone()), options).await.unwrap();
-        let url = presigner.download_url(key, announced, std::time::Duration::from_secs(60), chrono::Utc::now());
+        let url =
+            presigner.download_url(key, announced, std::time::Duration::from_secs(60), chrono::Utc::now());
         let response = http.get(&url).send().await.unwrap();
         assert_eq!(response.status(), 200, "{key}: {}", response.text().await.unwrap());
         let header = |name: &str| response.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
@@ -85,7 +91,8 @@ async fn presigned_downloads_are_attachments_and_pages_are_not_served_as_pages()
         // The overrides are signed: dropping them, or asking for another type, is refused.
         let unsigned = url.replace("response-content-disposition=attachment&", "");
         assert_eq!(http.get(&unsigned).send().await.unwrap().status(), 403, "{key}");
-        let inline = url.replace("application%2Foctet-stream", "text%2Fhtml").replace("image%2Fpng", "text%2Fhtml");
+        let inline =
+            url.replace("application%2Foctet-stream", "text%2Fhtml").replace("image%2Fpng", "text%2Fhtml");
         assert_eq!(http.get(&inline).send().await.unwrap().status(), 403, "{key}");
         store.store().delete(&Path::from(key)).await.unwrap();
     }

@@ -51,7 +51,8 @@ async fn a_hundred_thousand_trace_ids_are_read_and_deleted_in_one_request_each()
     assert!(StringList::new("ids", &all).chunks() > 1, "the list must not fit one parameter");
     // What these lists used to be, ids written into the text, is refused by the engine: the test
     // would fail without the parameters.
-    let inline = ch.client().query("SELECT count() FROM traces WHERE id IN ?").bind(&all).fetch_one::<u64>().await;
+    let inline =
+        ch.client().query("SELECT count() FROM traces WHERE id IN ?").bind(&all).fetch_one::<u64>().await;
     assert!(inline.unwrap_err().to_string().contains("Max query size exceeded"));
 
     let found = v3::existing_traces(&ch, "p1", &all).await.unwrap();
