@@ -98,6 +98,43 @@ async fn deleted_traces_are_gone_from_both_data_models_and_the_rest_stays() {
     api.expect(200, Method::DELETE, &format!("/api/public/traces/{}", direct[0]), None).await;
 }
 
+/// 100,000 ids in one request (4 MB, sixteen times ClickHouse's `max_query_size`) delete exactly the
+/// listed traces; a read filtered by as many ids as a request line holds answers the rest.
+#[tokio::test]
+async fn a_hundred_thousand_trace_ids_delete_the_listed_traces_and_a_long_id_filter_reads() {
+    let api = Api::start(&[
+        ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
+        ("LANGFUSE_MIGRATION_V4_NATIVE_OTEL_BEHAVIOUR", "dual_write"),
+        ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
+    ])
+    .await;
+    let _worker = api.worker().await;
+    let traces = send_traces(&api, 20, true).await;
+    let made_up = |n: usize| (0..n).map(|i| format!("{i:032x}")).collect::<Vec<_>>();
+    let mut ids = made_up(99_998);
+    ids.insert(50_000, traces[0].clone());
+    ids.push(traces[1].clone());
+    let answer = api.expect(200, Method::DELETE, "/api/public/traces", Some(&json!({"traceIds": ids}))).await;
+    assert_eq!(answer, json!({"message": "Traces deleted successfully"}));
+    for (table, column) in TABLES {
+        assert_eq!(rows_of(&api, table, column, &traces[..2]).await, 0, "{table} still holds deleted traces");
+    }
+    assert!(rows_of(&api, "events_full", "trace_id", &traces[2..]).await > 0, "the third trace was kept");
+
+    // A GET carries its ids in the request line (at most 65,534 bytes): 1,500 ids fit.
+    let mut listed = made_up(1_497);
+    listed.extend(traces.iter().cloned());
+    let filter = json!([{"type": "stringOptions", "column": "id", "operator": "any of", "value": listed}]);
+    let path = format!(
+        "/api/public/traces?limit=100&filter={}",
+        url::form_urlencoded::byte_serialize(filter.to_string().as_bytes()).collect::<String>()
+    );
+    assert!(path.len() > 50_000, "{}", path.len());
+    let read = api.expect(200, Method::GET, &path, None).await;
+    let found: Vec<&str> = read["data"].as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
+    assert_eq!(found, [traces[2].as_str()], "{read}");
+}
+
 /// The hex id `test_support::otlp` gives trace `t` of run `run`.
 fn otlp_trace_id(run: u64, t: u64) -> String {
     format!("{:016x}{:016x}", run | 1 << 63, t + 1)
@@ -166,11 +203,12 @@ async fn spans_queued_before_a_deletion_stay_deleted_and_later_ones_are_kept() {
 #[tokio::test]
 async fn a_bad_deletion_request_says_what_is_wrong() {
     let api = Api::start(&[]).await;
-    let too_many: Vec<String> = (0..1001).map(|i| format!("t-{i}")).collect();
+    let too_many: Vec<String> = (0..100_001).map(|i| format!("t-{i}")).collect();
     for (body, says) in [
-        (json!({"traceIds": []}), "between 1 and 1000"),
-        (json!({"traceIds": too_many}), "it holds 1001"),
+        (json!({"traceIds": []}), "between 1 and 100000"),
+        (json!({"traceIds": too_many}), "it holds 100001"),
         (json!({"traceIds": ["a", ""]}), "empty id"),
+        (json!({"traceIds": ["a", "x".repeat(801)]}), "at most 800 characters long; one has 801"),
         (json!({"traceIds": ["a"], "filter": {}}), "unknown field `filter`"),
         (json!({"ids": ["a"]}), "traceIds"),
     ] {

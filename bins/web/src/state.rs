@@ -20,7 +20,8 @@ pub struct AppState {
     /// The front door of ingestion, for every entry point.
     pub ingestion: Arc<IngestionService>,
     pub keys: Arc<crate::key_cache::KeyCache>,
-    /// Signs and checks web's own media URLs; keyed by `SALT`, so built once.
+    /// Signs and checks web's own media URLs; keyed by `SALT` and the deployment's generated media
+    /// URL key (read from PostgreSQL once), so built once.
     pub media_tokens: Arc<resources::media::TokenSigner>,
     /// Renders the process's metrics for `GET /metrics`; `None` with `LANGFUSE_METRICS_ENABLED=false`.
     pub metrics: Option<PrometheusHandle>,
@@ -36,7 +37,13 @@ impl AppState {
         queue.ensure_group().await.context("ingestion queue")?;
         let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
         acceptor.watch_backlog(shutdown.clone());
-        let media_tokens = Arc::new(resources::media::TokenSigner::new(&config.auth.salt));
+        let media_key = storage::instance_secrets::get_or_create(
+            &stores.postgres,
+            storage::instance_secrets::MEDIA_URL_KEY,
+        )
+        .await
+        .context("the media URL key")?;
+        let media_tokens = Arc::new(resources::media::TokenSigner::new(&config.auth.salt, &media_key));
         let ingestion = IngestionService::new(
             Arc::new(acceptor),
             stores.postgres.clone(),

@@ -6,10 +6,13 @@
 use storage::clickhouse::ClickHouse;
 use storage::queue::IngestionQueue;
 
+use crate::batch::{MAX_ID_LENGTH, js_length};
 use crate::error::IngestError;
 
-/// The most trace ids one request may delete, as upstream.
-pub const MAX_TRACE_IDS: usize = 1000;
+/// The most trace ids one request may delete (upstream takes 1000). Any number travels as one
+/// statement per table (`storage::clickhouse::StringList`); this bound keeps one request's work,
+/// and its body (about 4 MB of UUIDs), reasonable. docs/limits.md.
+pub const MAX_TRACE_IDS: usize = 100_000;
 
 /// Refuses a list of ids a deletion request may not carry, saying why.
 pub fn check_trace_ids(trace_ids: &[String]) -> Result<(), IngestError> {
@@ -21,6 +24,13 @@ pub fn check_trace_ids(trace_ids: &[String]) -> Result<(), IngestError> {
     }
     if trace_ids.iter().any(String::is_empty) {
         return Err(IngestError::invalid("traceIds must not contain an empty id"));
+    }
+    // No stored trace has a longer id: ingestion refuses them (upstream's `idSchema`).
+    if let Some(long) = trace_ids.iter().find(|id| js_length(id) > MAX_ID_LENGTH) {
+        return Err(IngestError::invalid(format!(
+            "trace ids are at most {MAX_ID_LENGTH} characters long; one has {}",
+            js_length(long)
+        )));
     }
     Ok(())
 }
@@ -52,7 +62,11 @@ mod tests {
         assert!(check_trace_ids(&["t1".into()]).is_ok());
         assert!(check_trace_ids(&[]).unwrap_err().message.contains("it holds 0"));
         let too_many = vec!["t".to_owned(); MAX_TRACE_IDS + 1];
-        assert!(check_trace_ids(&too_many).unwrap_err().message.contains("it holds 1001"));
+        assert!(check_trace_ids(&vec!["t".to_owned(); MAX_TRACE_IDS]).is_ok());
+        let message = check_trace_ids(&too_many).unwrap_err().message;
+        assert!(message.contains("between 1 and 100000") && message.contains("it holds 100001"), "{message}");
+        let long = "x".repeat(MAX_ID_LENGTH + 1);
+        assert!(check_trace_ids(&[long]).unwrap_err().message.contains("at most 800 characters"));
         assert!(check_trace_ids(&["t1".into(), String::new()]).unwrap_err().message.contains("empty id"));
     }
 }

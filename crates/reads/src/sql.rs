@@ -1,13 +1,14 @@
 //! SQL text with its bound values kept apart, and rows fetched as JSON objects.
 //!
-//! User input never enters the SQL text: every value goes through a `?` placeholder that the
-//! `clickhouse` crate renders as an escaped literal. ClickHouse itself serialises the rows
+//! User input never enters the SQL text unescaped: every value goes through a `?` placeholder,
+//! which the `clickhouse` crate renders as an escaped literal, or, for a list, as server-side
+//! query parameters (a list of ids can be longer than a statement may be). ClickHouse itself serialises the rows
 //! (`JSONEachRow`, dates in ISO-8601 with `Z`, numbers as it prints them), and each row is
 //! deserialized straight into the typed row of its query.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use storage::clickhouse::{ClickHouse, Work};
+use storage::clickhouse::{ClickHouse, StringList, Work};
 
 use crate::ReadError;
 
@@ -89,14 +90,31 @@ impl Sql {
         &self.text
     }
 
+    /// The statement as the crate sends it: scalars through its `?` (written into the text, short),
+    /// each list as server-side parameters (`StringList`), so a list of any length leaves the text
+    /// under ClickHouse's `max_query_size`.
     fn into_query(self, clickhouse: &ClickHouse) -> clickhouse::query::Query {
-        let mut query = clickhouse.client().query(&self.text);
-        for bind in self.binds {
-            query = match bind {
-                Bind::Str(v) => query.bind(v),
-                Bind::Int(v) => query.bind(v),
-                Bind::Float(v) => query.bind(v),
-                Bind::Strs(v) => query.bind(v),
+        let lists: Vec<Option<StringList<'_>>> = (self.binds.iter().enumerate())
+            .map(|(i, bind)| match bind {
+                Bind::Strs(values) => Some(StringList::new(&format!("list{i}"), values)),
+                _ => None,
+            })
+            .collect();
+        let mut text = String::with_capacity(self.text.len());
+        let mut pieces = self.text.split('?');
+        text.push_str(pieces.next().unwrap_or_default());
+        for (list, piece) in lists.iter().zip(pieces) {
+            text.push_str(list.as_ref().map_or("?", StringList::sql));
+            text.push_str(piece);
+        }
+        let mut query = clickhouse.client().query(&text);
+        for (bind, list) in self.binds.iter().zip(&lists) {
+            query = match (bind, list) {
+                (_, Some(list)) => list.bind(query),
+                (Bind::Str(v), None) => query.bind(v),
+                (Bind::Int(v), None) => query.bind(*v),
+                (Bind::Float(v), None) => query.bind(*v),
+                (Bind::Strs(_), None) => unreachable!("every list has its parameters"),
             };
         }
         query

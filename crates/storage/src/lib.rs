@@ -8,6 +8,7 @@ pub mod blob;
 pub mod clickhouse;
 pub mod dead_letters;
 mod error;
+pub mod instance_secrets;
 pub mod leases;
 pub mod models;
 pub mod postgres;

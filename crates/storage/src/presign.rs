@@ -47,6 +47,22 @@ pub fn encode(text: &str, keep_slash: bool) -> String {
     out
 }
 
+/// Whether a browser that opened content of this type would run it as a page in the origin
+/// serving it (HTML, SVG, XML documents), or as script.
+pub fn is_active(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "text/html"
+            | "image/svg+xml"
+            | "application/xhtml+xml"
+            | "application/xml"
+            | "text/xml"
+            | "application/javascript"
+            | "text/javascript"
+    )
+}
+
 fn hmac_sha256(key: &[u8], data: &str) -> Vec<u8> {
     hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, key), data.as_bytes()).as_ref().to_vec()
 }
@@ -89,20 +105,35 @@ impl Presigner {
         now: DateTime<Utc>,
     ) -> String {
         let headers = [("content-type", content_type), ("x-amz-checksum-sha256", sha256_base64)];
-        self.sign("PUT", key, &headers, expires_in, now)
+        self.sign("PUT", key, &headers, &[], expires_in, now)
     }
 
-    /// A URL that lets its holder `GET` `key` until it expires.
-    pub fn download_url(&self, key: &str, expires_in: Duration, now: DateTime<Utc>) -> String {
-        self.sign("GET", key, &[], expires_in, now)
+    /// A URL that lets its holder `GET` `key` until it expires, answered as a download: the
+    /// signed `response-content-disposition=attachment` makes the bucket send
+    /// `Content-Disposition: attachment`, and `response-content-type` the announced type, or
+    /// `application/octet-stream` for a type a browser would run as a page ([`is_active`]). A
+    /// bucket's GET cannot be made to send `X-Content-Type-Options: nosniff`; a download is not
+    /// rendered, so there is nothing to sniff.
+    pub fn download_url(
+        &self,
+        key: &str,
+        content_type: &str,
+        expires_in: Duration,
+        now: DateTime<Utc>,
+    ) -> String {
+        let served = if is_active(content_type) { "application/octet-stream" } else { content_type };
+        let query = [("response-content-disposition", "attachment"), ("response-content-type", served)];
+        self.sign("GET", key, &[], &query, expires_in, now)
     }
 
     /// `extra_headers` must be lowercase and sort after nothing in particular; `host` is added.
+    /// `extra_query` joins the signed query string (S3's `response-*` overrides).
     fn sign(
         &self,
         method: &str,
         key: &str,
         extra_headers: &[(&str, &str)],
+        extra_query: &[(&str, &str)],
         expires_in: Duration,
         now: DateTime<Utc>,
     ) -> String {
@@ -128,7 +159,8 @@ impl Presigner {
             ("X-Amz-SignedHeaders", signed_headers.as_str()),
         ]
         .iter()
-        .map(|(name, value)| format!("{name}={}", encode(value, false)))
+        .chain(extra_query)
+        .map(|(name, value)| format!("{}={}", encode(name, false), encode(value, false)))
         .collect::<Vec<_>>();
         query.sort_unstable();
         let query = query.join("&");
@@ -170,7 +202,7 @@ mod tests {
         let mut presigner = Presigner::from_settings(&settings).unwrap();
         presigner.host = "examplebucket.s3.amazonaws.com".into();
         let now = DateTime::parse_from_rfc3339("2013-05-24T00:00:00Z").unwrap().with_timezone(&Utc);
-        let url = presigner.download_url("test.txt", Duration::from_secs(86_400), now);
+        let url = presigner.sign("GET", "test.txt", &[], &[], Duration::from_secs(86_400), now);
         assert!(
             url.ends_with("X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"),
             "{url}"
@@ -180,6 +212,18 @@ mod tests {
                 "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
             )
         );
+    }
+
+    #[test]
+    fn pages_and_scripts_are_active_other_types_are_not() {
+        for active in
+            ["text/html", "TEXT/HTML; charset=utf-8", "image/svg+xml", "application/xml", "text/javascript"]
+        {
+            assert!(is_active(active), "{active}");
+        }
+        for inert in ["image/png", "text/plain", "application/pdf", "application/json", "text/csv"] {
+            assert!(!is_active(inert), "{inert}");
+        }
     }
 
     #[test]
@@ -198,6 +242,16 @@ mod tests {
             presigner.upload_url("media/p 1/x.png", "image/png", "abc=", Duration::from_secs(60), Utc::now());
         assert!(url.starts_with("http://127.0.0.1:9000/loupe/events/media/p%201/x.png?"), "{url}");
         assert!(url.contains("X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-checksum-sha256"), "{url}");
+        let download =
+            presigner.download_url("media/x.svg", "image/svg+xml", Duration::from_secs(60), Utc::now());
+        assert!(
+            download.contains(
+                "&response-content-disposition=attachment&response-content-type=application%2Foctet-stream&"
+            ),
+            "{download}"
+        );
+        let png = presigner.download_url("media/x.png", "image/png", Duration::from_secs(60), Utc::now());
+        assert!(png.contains("&response-content-type=image%2Fpng&X-Amz-Signature="), "{png}");
         let no_keys = S3Settings { access_key_id: None, ..settings };
         assert!(Presigner::from_settings(&no_keys).is_none());
     }

@@ -154,7 +154,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def query(self, params, body):
         if self.headers.get_content_type() == "multipart/form-data":  # the crate's server-side params
-            params.update(parse_multipart(body.read_all(), self.headers.get_param("boundary") or ""))
+            raw = body.read_all()
+            try:
+                params.update(parse_multipart(raw, self.headers.get_param("boundary") or ""))
+            except ChError as e:  # the whole body is read: answer and keep the connection
+                return self.fail(e)
             data = b""
         elif params.get("decompress") == "1":
             data = b"".join(compressed_blocks(body))

@@ -159,6 +159,10 @@ def summary(res):
                        "elapsed_ns": str(int(get("elapsed") * 1e9))}, separators=(",", ":"))
 
 
+# A server's `http_max_field_value_size` default (a server-profile setting: a query cannot raise it).
+MAX_FIELD_VALUE = 128 * 1024
+
+
 def parse_multipart(raw, boundary):
     """Form fields of a multipart/form-data body (the crate puts `query` and `param_*` there)."""
     if not boundary:
@@ -171,7 +175,12 @@ def parse_multipart(raw, boundary):
         name = re.search(rb'\bname="([^"]*)"', headers)
         if not sep or not name or b"filename=" in headers:
             continue  # files would be external tables, which the front does not offer
-        fields[name.group(1).decode()] = content[:-2].decode() if content.endswith(b"\r\n") else content.decode()
+        value = content[:-2] if content.endswith(b"\r\n") else content
+        # A server's HTMLForm::readMultipart checks the size before appending each byte, so a value
+        # one byte over the limit still passes and the next byte fails.
+        if len(value) > MAX_FIELD_VALUE + 1:
+            raise ChError(1000, "HTML Form Exception: Field value too long", "POCO_EXCEPTION")
+        fields[name.group(1).decode()] = value.decode()
     return fields
 
 

@@ -180,6 +180,24 @@ class ChFrontTest(unittest.TestCase):
         body = self.sql(form, headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
         self.assertEqual(body, b"it\\'s\\n\t42\n")
 
+    def test_a_param_over_the_field_limit_is_refused_as_a_server_does(self):
+        # http_max_field_value_size (128 KiB): a list of ids must travel in several parameters.
+        def form(value):
+            fields = (("query", "SELECT length({ids:Array(String)})"), ("param_ids", value))
+            return "".join(f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"
+                           for k, v in fields) + f"--{BOUNDARY}--\r\n"
+        headers = {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}
+        # The limit plus one byte still passes (the server checks before appending each byte).
+        fits = "[" + ",".join(["'" + "x" * 1021 + "'"] * 128) + "]"
+        self.assertEqual(len(fits), 128 * 1024 + 1)
+        self.assertEqual(self.sql(form(fits), headers=headers), b"128\n")
+        over = "['x" + fits[2:]
+        st, r, body = self.request("POST", "/", form(over).encode(), headers, conn=self.conn)
+        self.assertEqual(st, 500, body)
+        self.assertEqual(r.getheader("X-ClickHouse-Exception-Code"), "1000")
+        self.assertIn(b"Field value too long", body)
+        self.assertEqual(self.sql("SELECT 1"), b"1\n")  # the connection stays usable
+
     def test_settings_reset_after_request(self):
         q = "SELECT getSetting('max_block_size'), getSetting('async_insert')"
         default = self.sql(q)

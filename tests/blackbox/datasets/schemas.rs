@@ -115,3 +115,41 @@ async fn a_new_schema_must_fit_the_items_already_there() {
     let typed = post(&api, "/api/public/v2/datasets", schema).await;
     assert_eq!(typed["inputSchema"], json!({"type": "object"}));
 }
+
+/// A schema whose check is exponential (`anyOf` of two references, twenty levels deep: about a
+/// million evaluations for one string) cannot hold an item write: the check runs off the async
+/// threads, so the instance keeps answering, and the write is refused once its 2 s budget is spent.
+#[tokio::test]
+async fn an_item_check_that_overruns_its_budget_is_refused_and_holds_nothing_up() {
+    let api = Api::start(&[]).await;
+    let mut defs = serde_json::Map::new();
+    defs.insert("d0".into(), json!({"type": "null"}));
+    for level in 1..=20 {
+        let below = format!("#/$defs/d{}", level - 1);
+        defs.insert(format!("d{level}"), json!({"anyOf": [{"$ref": below}, {"$ref": below}]}));
+    }
+    let schema = json!({"$defs": defs, "$ref": "#/$defs/d20"});
+    post(&api, "/api/public/v2/datasets", json!({"name": "slow", "inputSchema": schema})).await;
+
+    let started = std::time::Instant::now();
+    let item = json!({"datasetName": "slow", "id": "i1", "input": "x"});
+    let write = api.send(Method::POST, "/api/public/dataset-items", Some(&item));
+    let meanwhile = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let asked = std::time::Instant::now();
+        get(&api, "/api/public/v2/datasets/slow").await;
+        asked.elapsed()
+    };
+    let ((status, refused), answered_in) = tokio::join!(write, meanwhile);
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(
+        refused["message"],
+        "checking the item against the dataset's schemas took longer than its budget of 2000 ms; \
+         a simpler schema or smaller data fits it"
+    );
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "answered after the budget: {took:?}");
+    assert!(answered_in < std::time::Duration::from_secs(1), "another request waited {answered_in:?}");
+    let items = get(&api, "/api/public/dataset-items?datasetName=slow").await;
+    assert_eq!(items["data"], json!([]), "nothing stored: {items}");
+}

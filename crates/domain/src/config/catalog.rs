@@ -126,7 +126,7 @@ pub const SETTINGS: &[Setting] = &[
     described(Bootstrap, "LANGFUSE_INIT_PROJECT_NAME", "(the project id)", "Headless bootstrap: project name."),
     s(Bootstrap, "LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "", "Headless bootstrap: the project's public key (`pk-lf-…`)."),
     secret(Bootstrap, "LANGFUSE_INIT_PROJECT_SECRET_KEY", "Headless bootstrap: the project's secret key (`sk-lf-…`); only its hash is stored."),
-    secret(Security, "SALT", "Salt mixed into API-key secret hashes. Set it once and keep it: changing it invalidates stored keys."),
+    secret(Security, "SALT", "Salt mixed into API-key secret hashes (and into web's media URL signing key, with a random key the deployment generates once in PostgreSQL). Set it once and keep it: changing it invalidates stored keys. Unset or `change-me-salt`: a startup warning; keys hashed under it keep working."),
     secret(Security, "ADMIN_API_KEY", "Bearer token of the instance-admin endpoints (`/api/admin/*`); they are disabled when unset."),
     s(Logging, "LANGFUSE_LOG_LEVEL", "info", "Log filter: a level or a `tracing` directive such as `info,storage=debug`."),
     s(Logging, "LANGFUSE_LOG_FORMAT", "text", "`text` for humans, `json` for log pipelines."),

@@ -153,7 +153,7 @@ fn a_file_holds_only_settings() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].to_string(), "HOME (from /etc/loupe.toml): not a Loupe setting");
     // Upstream names Loupe ignores only warn, wherever they are.
-    let config = load("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS = 1000\n", &[]).unwrap();
+    let config = load("LANGFUSE_EXPERIMENT_BACKFILL_THROTTLE_MS = 1000\n", &[("SALT", "s")]).unwrap();
     assert_eq!(config.warnings.len(), 1);
     assert!(config.warnings[0].contains("(in /etc/loupe.toml)"), "{:?}", config.warnings);
     // The file cannot name another file.

@@ -112,6 +112,8 @@ impl Config {
         let backfill = BackfillSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars);
+        let mut warnings = warnings;
+        warnings.extend(auth.salt_warning());
         let log = LogSettings::read(&vars, &mut problems);
 
         let config = (|| {

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 
 use super::Role;
 use super::vars::{Problems, Vars};
@@ -386,12 +386,31 @@ pub struct AuthSettings {
     pub admin_api_key: Option<SecretString>,
 }
 
+/// `SALT` values anyone can know: unset, and the placeholder of deploy/compose.yaml.
+const PUBLIC_SALTS: &[&str] = &["", "change-me-salt"];
+
 impl AuthSettings {
     pub(super) fn read(vars: &Vars) -> Self {
         Self {
             salt: vars.string("SALT").into(),
             admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
         }
+    }
+
+    /// A startup warning when `SALT` is a public value. Not an error: keys hashed under it must
+    /// keep working after an upgrade (a new `SALT` would invalidate them), and media URLs do not
+    /// depend on it being secret (they are also keyed by a key the deployment generates once).
+    pub fn salt_warning(&self) -> Option<String> {
+        let salt = self.salt.expose_secret();
+        PUBLIC_SALTS.contains(&salt).then(|| {
+            let what = if salt.is_empty() { "unset" } else { "a published placeholder" };
+            format!(
+                "SALT is {what}: API-key hashes are salted with a public value (media URLs stay \
+                 unforgeable: they are also signed with a key generated once and kept in PostgreSQL). \
+                 On a new deployment, set SALT to a random value before creating keys; on one with \
+                 keys, changing SALT invalidates them"
+            )
+        })
     }
 }
 

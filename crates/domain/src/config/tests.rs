@@ -11,6 +11,7 @@ fn base() -> Vec<(String, String)> {
         ("CLICKHOUSE_URL", "http://ch:8123"),
         ("REDIS_CONNECTION_STRING", "redis://redis:6379"),
         ("LANGFUSE_S3_EVENT_UPLOAD_BUCKET", "events"),
+        ("SALT", "test-salt"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -350,4 +351,18 @@ fn web_server_limits_have_documented_defaults_and_refuse_nonsense() {
     ] {
         assert_eq!(refused(&[(name, value)]), [names(&[name])], "{name}={value}");
     }
+}
+
+#[test]
+fn a_public_salt_only_warns_so_keys_hashed_under_it_keep_working() {
+    assert!(load(&[]).unwrap().warnings.is_empty());
+    for (salt, says) in [("", "SALT is unset"), ("change-me-salt", "SALT is a published placeholder")] {
+        let config = load(&[("SALT", salt)]).unwrap();
+        assert_eq!(config.warnings.len(), 1, "{:?}", config.warnings);
+        assert!(config.warnings[0].starts_with(says), "{:?}", config.warnings);
+        assert!(config.warnings[0].contains("media URLs stay unforgeable"));
+    }
+    let without: Vec<_> = base().into_iter().filter(|(k, _)| k != "SALT").collect();
+    let config = Config::from_env_vars(Role::Worker, without).unwrap();
+    assert!(config.warnings[0].starts_with("SALT is unset"), "{:?}", config.warnings);
 }

@@ -14,7 +14,7 @@ use super::time;
 use super::values::{self, js_length, kind, shown};
 
 /// Upstream `idSchema`.
-const MAX_ID_LENGTH: usize = 800;
+pub(crate) const MAX_ID_LENGTH: usize = 800;
 /// Upstream `PublicEnvironmentName`.
 const MAX_ENVIRONMENT_LENGTH: usize = 40;
 pub const DEFAULT_ENVIRONMENT: &str = "default";

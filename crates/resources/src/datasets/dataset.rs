@@ -1,6 +1,7 @@
 //! The datasets themselves: upsert by name, get by name, and the v2 and v1 lists.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,6 +12,7 @@ use reads::Params;
 use reads::params::PageRequest;
 
 use super::body::{Dataset, DatasetWithItemIds, DatasetWithItems};
+use super::budget::{self, Budget};
 use super::dataset_row::{COLUMNS, DatasetRow, find, find_row};
 use super::items;
 use super::schema::ItemSchemas;
@@ -37,15 +39,19 @@ pub struct NewDataset {
 
 async fn upsert_row(pool: &PgPool, project: &str, new: NewDataset) -> Result<DatasetRow> {
     require_name("name", &new.name)?;
-    // Compiling refuses an invalid schema, with what is wrong.
-    let new_schemas = ItemSchemas::compile(new.input_schema.as_ref(), new.expected_output_schema.as_ref())?;
+    // Compiling refuses an invalid schema, with what is wrong. Compiling and checking the items
+    // run off the async threads, within one budget.
+    let budget = Budget::start(budget::SCHEMA_CHANGE, "checking the dataset's items against its new schemas");
+    let sent = (new.input_schema.clone(), new.expected_output_schema.clone());
+    let new_schemas =
+        Arc::new(budget.run(move || ItemSchemas::compile(sent.0.as_ref(), sent.1.as_ref())).await??);
     let mut tx = pool.begin().await?;
     // New schemas must fit the items already in the dataset, as upstream checks; the row lock
     // keeps item writes (which share it) out until this commits.
     if !new_schemas.is_empty()
         && let Some(existing) = find_row(&mut *tx, project, &new.name, " FOR UPDATE").await?
         && let Some(mismatches) =
-            items::mismatching_items(&mut tx, project, &existing.id, &new_schemas).await?
+            items::mismatching_items(&mut tx, project, &existing.id, new_schemas.clone(), budget).await?
     {
         return Err(Error::bad_request(mismatches));
     }

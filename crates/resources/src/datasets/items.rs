@@ -2,6 +2,8 @@
 //! (see the migration), in one transaction under a per-item advisory lock, so concurrent writers
 //! of one item queue up instead of both closing the same version.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
@@ -10,6 +12,7 @@ use sqlx::{PgConnection, PgExecutor, PgPool};
 use utoipa::ToSchema;
 
 use super::body::DatasetItem;
+use super::budget::{self, Budget};
 use super::schema::ItemSchemas;
 use super::{ITEM_NOT_FOUND, VERSION_NOW, shown, stored};
 use crate::media::{self, Urls};
@@ -252,9 +255,18 @@ pub async fn upsert_item(pool: &PgPool, project: &str, new: NewItem, urls: &Urls
     let source_observation_id =
         new.source_observation_id.or_else(|| live.and_then(|l| l.source_observation_id.clone()));
     let status = new.status.or_else(|| live.map(|l| l.status.clone())).unwrap_or_else(|| "ACTIVE".to_owned());
-    // What will be stored must match the dataset's schemas (dropping the transaction rolls back).
-    ItemSchemas::compile(inner(&dataset.input_schema), inner(&dataset.expected_output_schema))?
-        .check(inner(&input), inner(&expected_output))?;
+    // What will be stored must match the dataset's schemas (dropping the transaction rolls back),
+    // checked off the async threads within the item write's budget.
+    if dataset.input_schema.is_some() || dataset.expected_output_schema.is_some() {
+        let schemas = (dataset.input_schema.clone(), dataset.expected_output_schema.clone());
+        let item = (input.clone(), expected_output.clone());
+        Budget::start(budget::ITEM_WRITE, "checking the item against the dataset's schemas")
+            .run(move || {
+                ItemSchemas::compile(inner(&schemas.0), inner(&schemas.1))?
+                    .check(inner(&item.0), inner(&item.1))
+            })
+            .await??;
+    }
 
     let valid_from = close_current(&mut tx, project, &id, &dataset.id, current.as_ref()).await?;
     let created_at = live.map_or(valid_from, |l| l.created_at);
@@ -360,13 +372,19 @@ pub(crate) async fn current_active(
 /// How many mismatching items a refused schema change names; the rest are counted.
 const ITEMS_SHOWN: usize = 10;
 
+/// Items checked by one piece of blocking work during a schema change: large enough that handing
+/// work to the blocking pool costs little, small enough that a batch's items stay few megabytes.
+const ITEMS_PER_CHECK: usize = 64;
+
 /// What is wrong with the dataset's current items under `schemas`, or `None` when all match.
-/// Items are streamed, so a large dataset costs time, not memory.
+/// Items are streamed and checked a batch at a time off the async threads within `budget`, so a
+/// large dataset costs time (up to the budget), not memory.
 pub(crate) async fn mismatching_items(
     tx: &mut PgConnection,
     project: &str,
     dataset_id: &str,
-    schemas: &ItemSchemas,
+    schemas: Arc<ItemSchemas>,
+    budget: Budget,
 ) -> Result<Option<String>> {
     use futures::TryStreamExt;
 
@@ -379,8 +397,26 @@ pub(crate) async fn mismatching_items(
     .bind(dataset_id)
     .fetch(&mut *tx);
     let (mut shown, mut count) = (Vec::new(), 0usize);
-    while let Some((id, input, expected_output)) = rows.try_next().await? {
-        if let Some(mismatch) = schemas.mismatch(inner(&input), inner(&expected_output)) {
+    let mut batch: Vec<Row> = Vec::with_capacity(ITEMS_PER_CHECK);
+    let mut read_all = false;
+    while !read_all {
+        match rows.try_next().await? {
+            Some(row) => batch.push(row),
+            None => read_all = true,
+        }
+        if batch.is_empty() || (batch.len() < ITEMS_PER_CHECK && !read_all) {
+            continue;
+        }
+        let (items, schemas) = (std::mem::take(&mut batch), schemas.clone());
+        let mismatches = budget
+            .run(move || {
+                let check = |(id, input, expected): Row| {
+                    Some((id, schemas.mismatch(inner(&input), inner(&expected))?))
+                };
+                items.into_iter().filter_map(check).collect::<Vec<_>>()
+            })
+            .await?;
+        for (id, mismatch) in mismatches {
             count += 1;
             if shown.len() < ITEMS_SHOWN {
                 shown.push(format!("item {id}: {mismatch}"));

@@ -6,6 +6,7 @@
 //! endpoints answer only while the v3 tables are written (spec/v4-migration-spec.md §4.1; `runs_served`).
 
 mod body;
+mod budget;
 mod clickhouse;
 mod dataset;
 mod dataset_row;

@@ -2,7 +2,8 @@
 //!
 //! A schema is compiled when the dataset is written, so an invalid one is refused there with what
 //! is wrong, and again for each item write (a compile is microseconds next to the write). Remote
-//! `$ref`s are never fetched: the validator is built without network or file access.
+//! `$ref`s are never fetched: the validator is built without network or file access. Callers run
+//! compiling and checking off the async threads, within a time budget (`budget.rs`).
 
 use serde_json::Value;
 
@@ -81,21 +82,23 @@ fn field_mismatch(
     validator: &jsonschema::Validator,
     value: &Value,
 ) -> Option<String> {
-    let errors: Vec<String> = validator
-        .iter_errors(value)
-        .map(|error| match error.instance_path().to_string() {
+    // Only the errors shown are rendered; the rest are counted (an array of a million wrong
+    // elements is a million errors).
+    let (mut errors, mut more) = (Vec::new(), 0usize);
+    for error in validator.iter_errors(value) {
+        if errors.len() == ERRORS_SHOWN {
+            more += 1;
+            continue;
+        }
+        errors.push(match error.instance_path().to_string() {
             path if path.is_empty() => error.to_string(),
             path => format!("at {path}: {error}"),
-        })
-        .collect();
+        });
+    }
     if errors.is_empty() {
         return None;
     }
-    let more = errors.len().saturating_sub(ERRORS_SHOWN);
-    let mut message = format!(
-        "`{field}` does not match the dataset's `{key}`: {}",
-        errors[..errors.len() - more].join("; ")
-    );
+    let mut message = format!("`{field}` does not match the dataset's `{key}`: {}", errors.join("; "));
     if more > 0 {
         message.push_str(&format!(" (and {more} more)"));
     }

@@ -67,7 +67,9 @@ impl Urls<'_> {
 
     fn download(&self, stored: &StoredMedia) -> String {
         match self.presigner {
-            Some(presigner) => presigner.download_url(&stored.blob_key, self.expiry, self.now),
+            Some(presigner) => {
+                presigner.download_url(&stored.blob_key, &stored.content_type, self.expiry, self.now)
+            }
             None => self.own(Access::Download, &stored.project_id, &stored.id),
         }
     }

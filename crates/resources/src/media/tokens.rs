@@ -31,10 +31,13 @@ pub struct TokenSigner {
 }
 
 impl TokenSigner {
-    /// Keyed by the deployment's `SALT`, so tokens of one deployment mean nothing to another.
-    pub fn new(salt: &SecretString) -> Self {
-        let key = format!("loupe-media-url\0{}", salt.expose_secret());
-        Self { key: hmac::Key::new(hmac::HMAC_SHA256, key.as_bytes()) }
+    /// Keyed by the deployment's `SALT` and its generated media URL key
+    /// (`storage::instance_secrets::MEDIA_URL_KEY`): tokens of one deployment mean nothing to
+    /// another, and a `SALT` left empty or at a documented placeholder does not make them forgeable.
+    pub fn new(salt: &SecretString, instance_key: &[u8]) -> Self {
+        let mut key = format!("loupe-media-url\0{}\0", salt.expose_secret()).into_bytes();
+        key.extend_from_slice(instance_key);
+        Self { key: hmac::Key::new(hmac::HMAC_SHA256, &key) }
     }
 
     fn message(access: Access, project: &str, media_id: &str, expires: i64) -> String {
@@ -84,7 +87,7 @@ mod tests {
 
     #[test]
     fn a_token_opens_only_its_media_access_and_time() {
-        let signer = TokenSigner::new(&"salt".to_owned().into());
+        let signer = TokenSigner::new(&"salt".to_owned().into(), &[7; 32]);
         let token = signer.sign(Access::Upload, "p", "m", 1_000);
         assert!(signer.verify(Access::Upload, "p", "m", 1_000, &token, 999));
         assert!(!signer.verify(Access::Upload, "p", "m", 1_000, &token, 1_001), "expired");
@@ -92,14 +95,18 @@ mod tests {
         assert!(!signer.verify(Access::Upload, "q", "m", 1_000, &token, 999), "other project");
         assert!(!signer.verify(Access::Upload, "p", "n", 1_000, &token, 999), "other media");
         assert!(!signer.verify(Access::Upload, "p", "m", 2_000, &token, 999), "extended expiry");
-        let other = TokenSigner::new(&"pepper".to_owned().into());
-        assert!(!other.verify(Access::Upload, "p", "m", 1_000, &token, 999), "other deployment");
+        let other = TokenSigner::new(&"pepper".to_owned().into(), &[7; 32]);
+        assert!(!other.verify(Access::Upload, "p", "m", 1_000, &token, 999), "other salt");
+        // The same public SALT (empty, or compose's placeholder) with another generated key: a
+        // token made by someone who knows only the SALT opens nothing.
+        let same_salt = TokenSigner::new(&"salt".to_owned().into(), &[8; 32]);
+        assert!(!same_salt.verify(Access::Upload, "p", "m", 1_000, &token, 999), "other generated key");
         assert!(!signer.verify(Access::Upload, "p", "m", 1_000, "not base64!", 999));
     }
 
     #[test]
     fn a_content_urls_query_opens_its_project_or_is_forbidden() {
-        let signer = TokenSigner::new(&"salt".to_owned().into());
+        let signer = TokenSigner::new(&"salt".to_owned().into(), &[7; 32]);
         let token = signer.sign(Access::Download, "p", "m", 1_000);
         let query = Params::from_pairs([("project", "p"), ("expires", "1000"), ("token", token.as_str())]);
         assert_eq!(signer.authorise(Access::Download, "m", &query, 999).unwrap(), "p");

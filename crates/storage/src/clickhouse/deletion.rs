@@ -9,7 +9,7 @@
 
 use crate::Result;
 
-use super::{ClickHouse, Work};
+use super::{ClickHouse, StringList, Work};
 
 /// Each table and the column that names a row's trace.
 const TRACE_TABLES: &[(&str, &str)] = &[
@@ -23,19 +23,18 @@ const TRACE_TABLES: &[(&str, &str)] = &[
 
 /// Deletes the traces with these ids from every table of the project, and waits until the engine
 /// has applied it: once this returns, no read returns them. Deleting an unknown id is not an error,
-/// so a retry after a failure part way is safe.
+/// so a retry after a failure part way is safe. The ids travel as query parameters, so any number
+/// of them is one statement per table.
 pub async fn delete_traces(ch: &ClickHouse, project_id: &str, trace_ids: &[String]) -> Result<()> {
     if trace_ids.is_empty() {
         return Ok(());
     }
+    let ids = StringList::new("trace_ids", trace_ids);
     for (table, column) in TRACE_TABLES {
         // lightweight_deletes_sync = 2: the statement returns when every replica has applied it.
-        let delete = ch
-            .client()
-            .query(&format!("DELETE FROM {table} WHERE project_id = ? AND {column} IN ?"))
-            .bind(project_id)
-            .bind(trace_ids)
-            .with_setting("lightweight_deletes_sync", "2");
+        let sql = format!("DELETE FROM {table} WHERE project_id = ? AND {column} IN {}", ids.sql());
+        let delete =
+            ids.bind(ch.client().query(&sql).bind(project_id)).with_setting("lightweight_deletes_sync", "2");
         ch.bounded(Work::Write, table, delete.execute()).await?;
     }
     Ok(())

@@ -2,6 +2,7 @@
 
 mod deletion;
 mod events;
+mod lists;
 mod migrations;
 mod partitions;
 mod statements;
@@ -19,6 +20,7 @@ use crate::Result;
 
 pub use deletion::delete_traces;
 pub use events::{EventRow, insert_events};
+pub use lists::{PARAM_BYTES, StringList};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
 pub use statements::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID, Work, newest_by, newest_versions};
 

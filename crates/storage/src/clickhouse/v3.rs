@@ -13,7 +13,7 @@ use domain::event::{Decimal12, Level, ObservationType};
 use domain::v3::{ObservationRecord, ScoreRecord, TraceRecord};
 
 use super::partitions::month_parts;
-use super::{ClickHouse, Work, newest_versions};
+use super::{ClickHouse, StringList, Work, newest_versions};
 use crate::Result;
 
 #[derive(Debug, Clone, Row, Serialize, Deserialize)]
@@ -390,8 +390,9 @@ pub async fn existing_traces(ch: &ClickHouse, project_id: &str, ids: &[String]) 
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let sql = newest_versions("?fields", "traces", "project_id = ? AND id IN ?", "id");
-    let query = ch.client().query(&sql).bind(project_id).bind(ids);
+    let list = StringList::new("ids", ids);
+    let sql = newest_versions("?fields", "traces", &format!("project_id = ? AND id IN {}", list.sql()), "id");
+    let query = list.bind(ch.client().query(&sql).bind(project_id));
     let rows: Vec<TraceRow> = ch.bounded(Work::Read, "traces", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(TraceRecord::from).collect())
 }
@@ -405,8 +406,10 @@ pub async fn existing_observations(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let sql = newest_versions("?fields", "observations", "project_id = ? AND id IN ?", "id");
-    let query = ch.client().query(&sql).bind(project_id).bind(ids);
+    let list = StringList::new("ids", ids);
+    let sql =
+        newest_versions("?fields", "observations", &format!("project_id = ? AND id IN {}", list.sql()), "id");
+    let query = list.bind(ch.client().query(&sql).bind(project_id));
     let rows: Vec<ObservationRow> = ch.bounded(Work::Read, "observations", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(ObservationRecord::from).collect())
 }

@@ -4,6 +4,7 @@
 
 mod blob;
 mod clickhouse_front;
+mod ids;
 mod migrations;
 mod postgres;
 mod redis;

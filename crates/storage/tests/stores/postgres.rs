@@ -76,3 +76,21 @@ async fn unknown_keys_are_not_found() {
     let (_pg, pool) = migrated().await;
     assert!(find_api_key(&pool, "pk-lf-nobody").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_generated_secret_is_made_once_and_every_instance_reads_the_same() {
+    use storage::instance_secrets::{MEDIA_URL_KEY, get_or_create};
+    let (_pg, pool) = migrated().await;
+    // Replicas starting together: one value wins, and all of them get it.
+    let (a, b, c) = tokio::join!(
+        get_or_create(&pool, MEDIA_URL_KEY),
+        get_or_create(&pool, MEDIA_URL_KEY),
+        get_or_create(&pool, MEDIA_URL_KEY)
+    );
+    let (a, b, c) = (a.unwrap(), b.unwrap(), c.unwrap());
+    assert_eq!(a.len(), 32);
+    assert!(a == b && b == c);
+    assert_ne!(a, vec![0; 32]);
+    assert_eq!(get_or_create(&pool, MEDIA_URL_KEY).await.unwrap(), a, "a restart reads it back");
+    assert_ne!(get_or_create(&pool, "another").await.unwrap(), a, "each name its own random value");
+}
