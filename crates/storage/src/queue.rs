@@ -35,7 +35,8 @@ pub struct IngestionJob {
     pub blob_key: String,
     /// Where the payload sits when its blob holds several (web writes payloads accepted at the
     /// same moment as one blob); `None`: the whole blob. Entries written before this field
-    /// existed deserialize as `None`, which is what they meant.
+    /// existed deserialize as `None`, which is what they meant; web now names the range of every
+    /// payload, so the worker can size its batches before reading them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<BlobPart>,
     pub public_key: String,

@@ -258,6 +258,22 @@ async fn measure(
             p50.as_secs_f64() / idle_p50.as_secs_f64().max(1e-9)
         );
     }
+    // A's backlog drains before the dead letters are counted: refused exports still queued are
+    // not dead-lettered yet.
+    let drain = Instant::now();
+    let health = format!("{}/api/health", worker.url);
+    loop {
+        let body: serde_json::Value =
+            serde_json::from_slice(&target.client.get(&health).send().await?.bytes().await?)?;
+        if body["ingestionBacklog"] == 0 {
+            break;
+        }
+        if drain.elapsed() > Duration::from_secs(600) {
+            bail!("A's backlog not drained in 10 minutes: {body}");
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    println!("  A's backlog     drained {:.1} s after the last canary", drain.elapsed().as_secs_f64());
     let dead: i64 = {
         let config = domain::config::Config::from_env_vars(domain::config::Role::Web, env.clone())
             .map_err(|e| anyhow::anyhow!("settings: {:?}", e.problems))?;

@@ -139,15 +139,17 @@ async fn store(
         PayloadKind::IngestionBatch => ("ingestion", "json"),
     };
     let key = super::blob_key(folder, &parts[0].job.project_id, now, extension);
+    // Every entry names its byte range, even alone in its blob: the worker sizes its batches by
+    // these lengths before it reads a byte.
+    let mut offset = 0;
+    for part in &mut parts {
+        let len = part.payload.len() as u64;
+        part.job.part = Some(BlobPart { offset, len });
+        offset += len;
+    }
     let payload = if let [single] = parts.as_slice() {
         PutPayload::from_bytes(single.payload.clone())
     } else {
-        let mut offset = 0;
-        for part in &mut parts {
-            let len = part.payload.len() as u64;
-            part.job.part = Some(BlobPart { offset, len });
-            offset += len;
-        }
         parts.iter().map(|p| p.payload.clone()).collect()
     };
     for part in &mut parts {
@@ -207,7 +209,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn parts_are_laid_back_to_back_and_a_single_payload_has_no_range() {
+    async fn parts_are_laid_back_to_back_and_a_single_payload_names_its_whole_range() {
         let dir = std::env::temp_dir().join(format!("loupe-group-commit-{}", uuid::Uuid::now_v7()));
         let blobs = BlobStore::connect(&domain::config::BlobSettings::LocalDir(dir.clone())).unwrap();
         let mut parts =
@@ -225,7 +227,8 @@ mod tests {
         let (single, result) =
             store(&blobs, vec![submission("p", PayloadKind::OtlpTraces)], Utc::now()).await;
         result.unwrap();
-        assert_eq!(single[0].job.part, None);
+        let len = single[0].payload.len() as u64;
+        assert_eq!(single[0].job.part, Some(BlobPart { offset: 0, len }), "sized for the worker's batches");
         assert_ne!(single[0].job.blob_key, parts[0].job.blob_key);
         std::fs::remove_dir_all(dir).unwrap();
     }

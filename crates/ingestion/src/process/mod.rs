@@ -241,25 +241,34 @@ impl Processor {
 
     /// Converts deliveries into the batch in the order they were accepted (their stream ids), so
     /// updates of one trace or observation are merged in the order the client sent them, whichever
-    /// payload finishes converting first. Stops taking payloads once the batch is full, and
-    /// returns the deliveries left over (for the next batch) and how many were dead-lettered.
+    /// payload finishes converting first. Takes the deliveries whose payloads fit the batch's byte
+    /// bound (a payload's size is known from its queue entry when it shares a blob; one alone in its
+    /// blob is taken and counted once read), and returns those left over, for the next batch, and
+    /// how many were dead-lettered.
     async fn prepare_all(
         self: &Arc<Self>,
         mut deliveries: Vec<(Delivery, u32)>,
         batch: &mut Batch,
     ) -> (Vec<(Delivery, u32)>, usize) {
         deliveries.sort_by_key(|(delivery, _)| stream_position(&delivery.entry.id));
-        let mut dead = Vec::new();
-        let mut rest = deliveries.into_iter().peekable();
-        while rest.peek().is_some() && !self.is_full(batch) {
-            let chunk: Vec<(Delivery, u32)> = rest.by_ref().take(PREPARE_CONCURRENCY).collect();
-            dead.extend(self.prepare_chunk(chunk, batch).await);
+        let room = self.settings.batch_max_bytes.saturating_sub(batch.bytes());
+        let (mut take, mut planned) = (0, 0usize);
+        for (delivery, _) in &deliveries {
+            let known = delivery.job.as_ref().ok().and_then(|job| job.part).map_or(0, |part| part.len);
+            let known = usize::try_from(known).unwrap_or(usize::MAX);
+            if take > 0 && planned.saturating_add(known) > room {
+                break;
+            }
+            planned = planned.saturating_add(known);
+            take += 1;
         }
-        let dead_lettered = self.dead_letter(dead).await;
-        (rest.collect(), dead_lettered)
+        let rest = deliveries.split_off(take);
+        let dead = self.prepare_chunk(deliveries, batch).await;
+        (rest, self.dead_letter(dead).await)
     }
 
-    /// Prepares a few deliveries concurrently into the batch; returns those to dead-letter.
+    /// Prepares deliveries into the batch, their blob reads and conversions overlapping; returns
+    /// those to dead-letter.
     async fn prepare_chunk(
         self: &Arc<Self>,
         chunk: Vec<(Delivery, u32)>,
