@@ -4,6 +4,7 @@
 pub mod accept;
 pub mod batch;
 pub mod deletion;
+pub mod depth;
 pub mod error;
 pub mod otel;
 pub mod process;
