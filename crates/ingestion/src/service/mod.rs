@@ -105,33 +105,19 @@ impl IngestionService {
     }
 
     /// Stores and queues a decoded export. `protobuf` is its encoding as the client sent it, when it
-    /// sent protobuf; it is stored as is unless spans had to be dropped from it. An export whose
-    /// every span is invalid is refused.
+    /// sent protobuf.
     async fn accept_export(
         &self,
         sender: &Sender,
-        mut request: ExportTraceServiceRequest,
+        request: ExportTraceServiceRequest,
         protobuf: Option<Bytes>,
     ) -> Result<Accepted, IngestError> {
-        let rejected = crate::otel::reject_invalid_spans(&mut request);
-        let spans =
-            request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
-        if spans == 0 {
-            return match rejected {
-                Some(rejected) => Err(IngestError::invalid(format!(
-                    "Invalid OTLP trace export: all {} spans rejected; first: {}",
-                    rejected.count, rejected.first
-                ))),
-                None => Ok(Accepted { spans, rejected }),
-            };
+        let (accepted, payload) = export_payload(request, protobuf)?;
+        if let Some(payload) = payload {
+            self.acceptor.accept_otlp(sender, payload).await?;
+            tracing::debug!(project_id = %sender.project_id, spans = accepted.spans, "otlp export accepted");
         }
-        let protobuf = match (protobuf, &rejected) {
-            (Some(as_sent), None) => as_sent,
-            _ => Bytes::from(request.encode_to_vec()),
-        };
-        self.acceptor.accept_otlp(sender, protobuf).await?;
-        tracing::debug!(project_id = %sender.project_id, spans, "otlp export accepted");
-        Ok(Accepted { spans, rejected })
+        Ok(accepted)
     }
 
     fn context(&self, sender: &Sender) -> BatchContext {
@@ -144,6 +130,33 @@ impl IngestionService {
             sdk: sender.sdk.clone(),
         }
     }
+}
+
+/// What is kept of a decoded export: spans with invalid ids are dropped, and the payload to store
+/// is the protobuf as sent unless spans had to be dropped from it (then the export encoded again).
+/// No payload for an export without spans; an export whose every span is invalid is refused.
+/// Pure, so the fuzz targets (`fuzz/`) check that the worker reads back whatever this keeps.
+pub fn export_payload(
+    mut request: ExportTraceServiceRequest,
+    protobuf: Option<Bytes>,
+) -> Result<(Accepted, Option<Bytes>), IngestError> {
+    let rejected = crate::otel::reject_invalid_spans(&mut request);
+    let spans =
+        request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+    if spans == 0 {
+        return match rejected {
+            Some(rejected) => Err(IngestError::invalid(format!(
+                "Invalid OTLP trace export: all {} spans rejected; first: {}",
+                rejected.count, rejected.first
+            ))),
+            None => Ok((Accepted { spans, rejected }, None)),
+        };
+    }
+    let payload = match (protobuf, &rejected) {
+        (Some(as_sent), None) => as_sent,
+        _ => Bytes::from(request.encode_to_vec()),
+    };
+    Ok((Accepted { spans, rejected }, Some(payload)))
 }
 
 /// Runs CPU work (decoding, validating) on the blocking pool, off the threads serving requests.
