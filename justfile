@@ -36,6 +36,10 @@ test: (stack-up "test") deploy-tools
     cd tests/e2e/js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
 
+# Fuzz the ingestion decoders and span conversion (fuzz/, libFuzzer on the stable toolchain): every target, or one, for SECONDS each; more arguments go to libFuzzer (`just fuzz otlp_json 600 -seed=7`).
+fuzz target="all" seconds="60" *args:
+    scripts/fuzz.sh {{ target }} {{ seconds }} {{ args }}
+
 # Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
@@ -47,9 +51,10 @@ bench what *args: (stack-up "dev")
         {{ target }}/release/loupe-bench {{ what }} --bin-dir {{ target }}/release {{ args }}; \
     fi
 
-# Format check, no module loop in any crate, and clippy with warnings as errors.
+# Format check (the fuzz crate too), no module loop in any crate, and clippy with warnings as errors.
 lint:
     cargo fmt --all -- --check
+    cargo fmt --manifest-path fuzz/Cargo.toml -- --check
     python3 scripts/module_loops.py
     cargo clippy --workspace --all-targets -- -D warnings
 

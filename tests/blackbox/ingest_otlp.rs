@@ -171,6 +171,11 @@ async fn bad_requests_get_clear_errors_and_only_valid_spans_are_stored() {
     assert!(body["message"].as_str().unwrap().contains("protobuf"), "{body}");
     let (status, body) = send("application/json", b"{\"resourceSpans\": 5}".to_vec(), None).await;
     assert_eq!(status, 400, "{body}");
+    // Nesting past the JSON cap (docs/limits.md) is a 400 that says so.
+    let deep = format!(r#"{{"resourceSpans":{}{}}}"#, "[".repeat(1_000), "]".repeat(1_000));
+    let (status, body) = send("application/json", deep.into_bytes(), None).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("JSON nested deeper than 127 levels"), "{body}");
     let (status, body) = send("application/json", vec![b' '; 10_000], None).await;
     assert_eq!(status, 413, "{body}");
     let (status, body) =

@@ -92,6 +92,19 @@ async fn events_only_hides_single_writers_and_the_batch_refuses_bad_requests() {
     assert_eq!(body["message"], "Invalid request data");
     let (status, body) = post(&web, "/api/public/ingestion", &basic(), json!({"batch": []})).await;
     assert_eq!((status, body), (207, json!({"successes": [], "errors": []})));
+    // Nesting past the JSON cap (docs/limits.md) refuses the request as a whole, saying why.
+    let deep = format!(r#"{{"batch":{}{}}}"#, "[".repeat(100_000), "]".repeat(100_000));
+    let response = http()
+        .post(format!("{}/api/public/ingestion", web.base_url))
+        .header("Authorization", basic())
+        .header("Content-Type", "application/json")
+        .body(deep)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains("JSON nested deeper than 127 levels"), "{body}");
     // A public key alone may send scores, and nothing else.
     let bearer = format!("Bearer {PUBLIC_KEY}");
     let batch = json!({"batch": [

@@ -5,6 +5,7 @@ pub mod accept;
 pub mod batch;
 pub mod dead_letters;
 pub mod deletion;
+pub mod depth;
 pub mod error;
 pub mod otel;
 pub mod process;

@@ -7,7 +7,7 @@
 //! `additional_kwargs`, Vercel AI's `toolCallId`/`toolName`/`args`) and Anthropic `tool_use`
 //! content blocks. Anything without a name is skipped; nothing here can fail a span.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,9 +22,9 @@ pub fn extract(input: Option<&str>, output: Option<&str>) -> Tools {
         collect_definitions(&input, &mut tools.definitions);
     }
     if let Some(output) = output.and_then(parse) {
-        let mut calls = Vec::new();
+        let mut calls = Calls::default();
         collect_calls(&output, &mut calls);
-        for (position, call) in calls.into_iter().enumerate() {
+        for (position, call) in calls.list.into_iter().enumerate() {
             let stored = StoredCall {
                 id: call.id,
                 arguments: call.arguments,
@@ -99,6 +99,14 @@ struct StoredCall {
     index: u64,
 }
 
+/// The calls found so far, and their ids: an output can list hundreds of thousands of calls, so
+/// a repeated id is found by lookup, not by a scan of the list (quadratic: minutes of CPU).
+#[derive(Default)]
+struct Calls {
+    list: Vec<Call>,
+    ids: HashSet<String>,
+}
+
 struct Call {
     name: String,
     id: String,
@@ -107,7 +115,7 @@ struct Call {
     index: Option<u64>,
 }
 
-fn collect_calls(output: &Value, calls: &mut Vec<Call>) {
+fn collect_calls(output: &Value, calls: &mut Calls) {
     match output {
         Value::Array(messages) => {
             messages.iter().filter(|m| m.is_object()).for_each(|m| collect_calls(m, calls))
@@ -128,7 +136,7 @@ fn collect_calls(output: &Value, calls: &mut Vec<Call>) {
     }
 }
 
-fn add_call(call: &Value, calls: &mut Vec<Call>) {
+fn add_call(call: &Value, calls: &mut Calls) {
     let function = call.get("function").filter(|f| f.is_object());
     let field =
         |keys: &[&str]| keys.iter().find_map(|key| function.and_then(|f| f.get(*key)).or(call.get(*key)));
@@ -137,10 +145,10 @@ fn add_call(call: &Value, calls: &mut Vec<Call>) {
     };
     let id = field(&["id", "toolCallId"]).and_then(Value::as_str).unwrap_or_default().to_owned();
     // LangChain logs the same call under `tool_calls` and `additional_kwargs.tool_calls`.
-    if !id.is_empty() && calls.iter().any(|c| c.id == id) {
+    if !id.is_empty() && !calls.ids.insert(id.clone()) {
         return;
     }
-    calls.push(Call {
+    calls.list.push(Call {
         name: name.to_owned(),
         id,
         arguments: field(&["arguments", "args", "input"]).map(text).unwrap_or_default(),

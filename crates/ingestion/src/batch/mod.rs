@@ -174,7 +174,7 @@ pub fn batch_events_mut(request: &mut Value) -> Option<&mut Vec<Value>> {
 
 /// Decodes a JSON request body.
 pub fn parse_json(body: &[u8]) -> Result<Value, BatchError> {
-    serde_json::from_slice(body).map_err(|e| BatchError::NotJson(e.to_string()))
+    serde_json::from_slice(body).map_err(|e| BatchError::NotJson(crate::depth::json_error(&e)))
 }
 
 /// Results in the order the events were sent, and the accepted events to merge.

@@ -13,6 +13,7 @@ use prost::Message;
 
 use super::error::DecodeError;
 use super::json;
+use crate::depth::protobuf_error;
 
 /// The decoded-size cap [`decode`] applies: upstream's newest limit for OTel trace bodies (16 MiB).
 pub const DEFAULT_MAX_DECODED_BYTES: usize = 16 * 1024 * 1024;
@@ -56,9 +57,8 @@ pub fn parse_with_limit(
     let format = format(content_type)?;
     let body = decompress(body, content_encoding, max_decoded_bytes)?;
     match format {
-        Format::Protobuf => {
-            ExportTraceServiceRequest::decode(body.as_ref()).map_err(|e| DecodeError::Protobuf(e.to_string()))
-        }
+        Format::Protobuf => ExportTraceServiceRequest::decode(body.as_ref())
+            .map_err(|e| DecodeError::Protobuf(protobuf_error(&e))),
         Format::Json => json::parse(&body),
     }
 }
@@ -81,7 +81,7 @@ pub fn parse_owned(
     match format {
         Format::Protobuf => {
             let request = ExportTraceServiceRequest::decode(decoded.as_ref())
-                .map_err(|e| DecodeError::Protobuf(e.to_string()))?;
+                .map_err(|e| DecodeError::Protobuf(protobuf_error(&e)))?;
             Ok((request, Some(decoded)))
         }
         Format::Json => Ok((json::parse(&decoded)?, None)),

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::DecodeError;
+use crate::depth::json_error;
 
 pub fn parse(body: &[u8]) -> Result<ExportTraceServiceRequest, DecodeError> {
     // Some Windows tooling prefixes JSON with a UTF-8 byte order mark, which JSON parsers refuse.
@@ -25,7 +26,7 @@ pub fn parse(body: &[u8]) -> Result<ExportTraceServiceRequest, DecodeError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(ExportTraceServiceRequest::default());
     }
-    let mut tree: Value = serde_json::from_slice(body).map_err(|e| DecodeError::Json(e.to_string()))?;
+    let mut tree: Value = serde_json::from_slice(body).map_err(|e| DecodeError::Json(json_error(&e)))?;
     if !tree.is_object() {
         return Err(DecodeError::Json("the body must be a JSON object with resourceSpans".to_owned()));
     }
@@ -46,7 +47,8 @@ const SPAN_KINDS: &[&str] = &[
 ];
 const STATUS_CODES: &[&str] = &["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
 
-/// The structural repairs, over the whole tree. Depth is bounded by serde_json's parser limit.
+/// The structural repairs, over the whole tree. Recursive: the parser's cap bounds the depth
+/// (`crate::depth`).
 fn repair(value: &mut Value) {
     match value {
         Value::Object(object) => {

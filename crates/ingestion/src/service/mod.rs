@@ -122,38 +122,19 @@ impl IngestionService {
     }
 
     /// Stores and queues a decoded export. `protobuf` is its encoding as the client sent it, when it
-    /// sent protobuf; it is stored as is unless spans had to be dropped from it. An export whose
-    /// every span is invalid is refused, and so is one whose resource attributes, copied into its
-    /// spans, would exceed their budget.
+    /// sent protobuf (see `export_payload`).
     async fn accept_export(
         &self,
         sender: &Sender,
-        mut request: ExportTraceServiceRequest,
+        request: ExportTraceServiceRequest,
         protobuf: Option<Bytes>,
     ) -> Result<Accepted, IngestError> {
-        let rejected = crate::otel::reject_invalid_spans(&mut request);
-        if let Some(rejected) = &rejected {
-            count_rejected("otlp_span", rejected.count);
+        let (accepted, payload) = export_payload(request, protobuf, self.max_resource_copied_bytes)?;
+        if let Some(payload) = payload {
+            self.acceptor.accept_otlp(sender, payload).await?;
+            tracing::debug!(project_id = %sender.project_id, spans = accepted.spans, "otlp export accepted");
         }
-        let spans =
-            request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
-        if spans == 0 {
-            return match rejected {
-                Some(rejected) => Err(IngestError::invalid(format!(
-                    "Invalid OTLP trace export: all {} spans rejected; first: {}",
-                    rejected.count, rejected.first
-                ))),
-                None => Ok(Accepted { spans, rejected }),
-            };
-        }
-        crate::otel::check_resource_budget(&request, self.max_resource_copied_bytes)?;
-        let protobuf = match (protobuf, &rejected) {
-            (Some(as_sent), None) => as_sent,
-            _ => Bytes::from(request.encode_to_vec()),
-        };
-        self.acceptor.accept_otlp(sender, protobuf).await?;
-        tracing::debug!(project_id = %sender.project_id, spans, "otlp export accepted");
-        Ok(Accepted { spans, rejected })
+        Ok(accepted)
     }
 
     fn context(&self, sender: &Sender) -> BatchContext {
@@ -172,6 +153,40 @@ impl IngestionService {
 /// success, a batch's 207 errors), which the request's own status does not show.
 fn count_rejected(kind: &'static str, count: usize) {
     metrics::counter!("loupe_ingestion_rejected_events_total", "kind" => kind).increment(count as u64);
+}
+
+/// What is kept of a decoded export: spans with invalid ids are dropped, and the payload to store
+/// is the protobuf as sent unless spans had to be dropped from it (then the export encoded again).
+/// No payload for an export without spans; an export whose every span is invalid is refused, and
+/// so is one whose resource attributes, copied into its spans, would exceed `max_resource_copied_bytes`.
+/// No I/O (only a counter), so the fuzz targets (`fuzz/`) check that the worker reads back whatever
+/// this keeps.
+pub fn export_payload(
+    mut request: ExportTraceServiceRequest,
+    protobuf: Option<Bytes>,
+    max_resource_copied_bytes: usize,
+) -> Result<(Accepted, Option<Bytes>), IngestError> {
+    let rejected = crate::otel::reject_invalid_spans(&mut request);
+    if let Some(rejected) = &rejected {
+        count_rejected("otlp_span", rejected.count);
+    }
+    let spans =
+        request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+    if spans == 0 {
+        return match rejected {
+            Some(rejected) => Err(IngestError::invalid(format!(
+                "Invalid OTLP trace export: all {} spans rejected; first: {}",
+                rejected.count, rejected.first
+            ))),
+            None => Ok((Accepted { spans, rejected }, None)),
+        };
+    }
+    crate::otel::check_resource_budget(&request, max_resource_copied_bytes)?;
+    let payload = match (protobuf, &rejected) {
+        (Some(as_sent), None) => as_sent,
+        _ => Bytes::from(request.encode_to_vec()),
+    };
+    Ok((Accepted { spans, rejected }, Some(payload)))
 }
 
 /// Runs CPU work (decoding, validating) on the blocking pool, off the threads serving requests.

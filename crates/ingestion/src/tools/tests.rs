@@ -119,3 +119,16 @@ fn anything_else_yields_nothing() {
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     assert!(extract(Some(&deep), Some(&deep)).calls.is_empty());
 }
+
+/// Calls are told apart by id with a lookup: a scan of the calls found so far made an output
+/// of 200,000 calls take minutes of worker CPU (quadratic), and this test with it.
+#[test]
+fn an_output_of_two_hundred_thousand_calls_is_read_in_linear_time() {
+    let mut calls: Vec<Value> = (0..200_000).map(|i| json!({"id": format!("c{i}"), "name": "f"})).collect();
+    calls.push(json!({"id": "c7", "name": "again"}));
+    let output = json!({"tool_calls": calls}).to_string();
+    let started = std::time::Instant::now();
+    let tools = extract(None, Some(&output));
+    assert_eq!(tools.call_names.len(), 200_000, "the repeated id is counted once");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "took {:?}", started.elapsed());
+}

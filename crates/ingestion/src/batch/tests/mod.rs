@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod body_tests;
+mod depth_tests;
 mod fixture_tests;
 mod merge_tests;
 mod proptests;

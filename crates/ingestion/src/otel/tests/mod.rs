@@ -5,6 +5,7 @@
 pub(super) mod build;
 mod convert_tests;
 mod decode_tests;
+mod depth_tests;
 mod fixtures;
 mod io_tests;
 mod proptests;
