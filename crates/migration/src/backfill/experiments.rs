@@ -311,10 +311,14 @@ async fn copy_observations(
     };
     let select = ObservationMapping { source: Source::Backfill, experiment: columns, version }.select();
     let traces = latest_traces("project_id = ? AND id = ?");
+    // A trace's span ids go as bounded parameters: written into the text, a trace of some
+    // thousands of spans would pass ClickHouse's `max_query_size`.
+    let ids = storage::clickhouse::StringList::new("span_ids", spans);
     let sql = format!(
         "INSERT INTO events_full ({EVENT_COLUMNS}) SELECT {select} FROM {SCRATCH_TABLE} AS o \
          LEFT ANY JOIN {traces} AS t ON o.project_id = t.project_id AND o.trace_id = t.id \
-         WHERE o.project_id = ? AND o.trace_id = ? AND o.id IN ?"
+         WHERE o.project_id = ? AND o.trace_id = ? AND o.id IN {}",
+        ids.sql()
     );
     let mut binds = experiment.map(<[Bind]>::to_vec).unwrap_or_default();
     binds.extend([
@@ -322,9 +326,8 @@ async fn copy_observations(
         Bind::Text(trace.to_owned()),
         Bind::Text(project.to_owned()),
         Bind::Text(trace.to_owned()),
-        Bind::List(spans.to_vec()),
     ]);
-    with_binds(run.query(&sql, &[]), &binds).execute().await?;
+    ids.bind(with_binds(run.query(&sql, &[]), &binds)).execute().await?;
     Ok(())
 }
 

@@ -296,3 +296,37 @@ async fn one_worker_runs_the_chain_at_a_time() {
         ChainOutcome::NotLeader
     );
 }
+
+/// An experiment trace of 10,000 spans: its span ids (about 360 KB of them) go to ClickHouse as
+/// bounded parameters, not in the statement's text, which would pass `max_query_size` (256 KiB).
+#[tokio::test]
+async fn an_experiment_trace_of_ten_thousand_spans_is_copied_whole() {
+    let env = env().await;
+    env.exec(
+        "INSERT INTO traces (id, timestamp, name, project_id, public, bookmarked, tags, event_ts, is_deleted) \
+         VALUES ('BIG', '2026-11-09 10:00:00', 'big', 'p1', false, false, [], '2026-11-09 10:00:00', 0)",
+    )
+    .await;
+    env.exec(
+        "INSERT INTO observations (id, trace_id, project_id, type, start_time, name, metadata, level, event_ts, is_deleted) \
+         SELECT concat('span-with-a-rather-long-identifier-', toString(number)), 'BIG', 'p1', 'SPAN', \
+                toDateTime64('2026-11-09 10:00:01', 3), 's', map(), 'DEFAULT', toDateTime64('2026-11-09 10:00:01', 3), 0 \
+         FROM numbers(10000)",
+    )
+    .await;
+    env.exec(
+        "INSERT INTO dataset_run_items_rmt (id, project_id, dataset_run_id, dataset_item_id, dataset_id, trace_id, \
+         observation_id, created_at, dataset_run_name, dataset_run_metadata, dataset_run_created_at, \
+         dataset_item_metadata, event_ts, is_deleted) VALUES \
+         ('dri-big', 'p1', 'run-big', 'item1', 'ds', 'BIG', NULL, '2026-11-09 10:00:00', 'big run', map(), \
+          '2026-11-09 10:00:00', map(), '2026-11-09 10:00:00', 0)",
+    )
+    .await;
+    backfill(&env, 5_000).run_chain(&CancellationToken::new()).await.unwrap();
+    use StepStatus::*;
+    assert_eq!(statuses(&env).await[..4], [Succeeded, Succeeded, Succeeded, Succeeded]);
+    let linked = env
+        .count("SELECT count() FROM events_full FINAL WHERE trace_id = 'BIG' AND experiment_id = 'run-big'")
+        .await;
+    assert_eq!(linked, 10_001, "every span and the root carry the run");
+}
