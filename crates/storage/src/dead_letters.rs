@@ -178,7 +178,8 @@ pub async fn reopen(pool: &PgPool, ids: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// PostgreSQL text cannot hold NUL, and a reason quoting a poison payload may contain one.
-fn without_nul(text: &str) -> String {
+/// PostgreSQL text (and jsonb) cannot hold NUL: it becomes U+FFFD. A reason quoting a poison
+/// payload may contain one, and so may any client text the worker keeps in PostgreSQL.
+pub fn without_nul(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use domain::event::{Event, Experiment};
 use domain::experiment::ExperimentLink;
+use storage::dead_letters::without_nul;
 
 /// The link an event stands for: only the root span of a dataset item's run carries one (the
 /// item's other spans repeat the attributes, and local-data experiments name no dataset item).
@@ -62,10 +63,6 @@ fn run_metadata(experiment: &Experiment) -> Map<String, Value> {
             (without_nul(key), value)
         })
         .collect()
-}
-
-fn without_nul(text: &str) -> String {
-    text.replace('\0', "\u{FFFD}")
 }
 
 /// NUL replaced in every string and key of a value, iteratively (the value came from the client).
