@@ -18,7 +18,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use prost::Message;
 
-use crate::ingest::print_latency;
+use crate::ingest::{percentile, print_latency};
 use crate::leftovers;
 use crate::processes::{Running, free_port, stack_env};
 
@@ -90,7 +90,8 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     outcome
 }
 
-async fn add_project_b(env: &BTreeMap<String, String>) -> anyhow::Result<()> {
+/// Bootstraps project B beside A; returns the pool, which later counts the dead letters.
+async fn add_project_b(env: &BTreeMap<String, String>) -> anyhow::Result<sqlx::PgPool> {
     let mut b_env = env.clone();
     for (k, v) in [
         ("LANGFUSE_INIT_PROJECT_ID", B.0),
@@ -104,7 +105,7 @@ async fn add_project_b(env: &BTreeMap<String, String>) -> anyhow::Result<()> {
     let pool = storage::postgres::connect(&config.postgres)?;
     let bootstrap = config.bootstrap.as_ref().context("a bootstrap project")?;
     storage::projects::bootstrap(&pool, bootstrap, &config.auth.salt).await?;
-    Ok(())
+    Ok(pool)
 }
 
 struct Target {
@@ -211,7 +212,7 @@ async fn measure(
     let mut web =
         Running::start(&bin.join("web"), env, free_port()?, logs.join("loupe-bench-fair-web.log")).await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
-    add_project_b(env).await?;
+    let postgres = add_project_b(env).await?;
     let mut worker =
         Running::start(&bin.join("worker"), env, free_port()?, logs.join("loupe-bench-fair-worker.log"))
             .await?;
@@ -225,7 +226,7 @@ async fn measure(
     );
 
     let idle = target.canaries(run_id, options.canaries).await?;
-    let idle_p50 = percentile(&idle, 0.5);
+    let idle_p50 = percentile(&sorted(&idle), 0.5);
     print_latency("  idle           ", idle);
 
     for (label, poison_every, base) in
@@ -250,7 +251,7 @@ async fn measure(
             accepted += flooder.await?;
         }
         let latencies = latencies?;
-        let p50 = percentile(&latencies, 0.5);
+        let p50 = percentile(&sorted(&latencies), 0.5);
         print_latency(&format!("  {label}"), latencies);
         println!(
             "      A: {accepted} exports acknowledged in {:.1} s; canary p50 = {:.1} x idle",
@@ -274,11 +275,7 @@ async fn measure(
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     println!("  A's backlog     drained {:.1} s after the last canary", drain.elapsed().as_secs_f64());
-    let dead: i64 = {
-        let config = domain::config::Config::from_env_vars(domain::config::Role::Web, env.clone())
-            .map_err(|e| anyhow::anyhow!("settings: {:?}", e.problems))?;
-        storage::dead_letters::open_count(&storage::postgres::connect(&config.postgres)?).await?
-    };
+    let dead = storage::dead_letters::open_count(&postgres).await?;
     println!("  dead letters    {dead} open (A's refused exports)");
     println!(
         "  peak RSS        web {:.0} MB, worker {:.0} MB",
@@ -290,11 +287,8 @@ async fn measure(
     Ok(())
 }
 
-fn percentile(latencies: &[Duration], q: f64) -> Duration {
+fn sorted(latencies: &[Duration]) -> Vec<Duration> {
     let mut sorted = latencies.to_vec();
     sorted.sort();
     sorted
-        .get(((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or_default()
 }

@@ -299,8 +299,12 @@ pub fn print_latency(label: &str, mut latencies: Vec<Duration>) {
         return;
     }
     latencies.sort();
-    let at = |q: f64| {
-        latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)].as_secs_f64() * 1000.0
-    };
+    let at = |q: f64| percentile(&latencies, q).as_secs_f64() * 1000.0;
     println!("{label}p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms", at(0.5), at(0.99), at(1.0));
+}
+
+/// The latency at quantile `q` of latencies sorted ascending (zero when there are none).
+pub fn percentile(sorted: &[Duration], q: f64) -> Duration {
+    let index = ((sorted.len() as f64 * q) as usize).min(sorted.len().saturating_sub(1));
+    sorted.get(index).copied().unwrap_or_default()
 }
