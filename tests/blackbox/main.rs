@@ -11,6 +11,7 @@ mod config;
 mod datasets;
 mod durability;
 mod fixtures;
+mod freshness;
 mod hostile;
 mod ingest_otlp;
 mod ingest_rows;

@@ -135,6 +135,11 @@ impl IngestionQueue {
         format!("{}:active", self.base)
     }
 
+    /// The stream that wakes blocked reads when a project stream becomes active.
+    fn wake_key(&self) -> String {
+        format!("{}:wake", self.base)
+    }
+
     fn attempts_key(&self) -> String {
         format!("{}:attempts", self.base)
     }
@@ -161,11 +166,12 @@ impl IngestionQueue {
         format!("{}:p:{project_id}", self.base)
     }
 
-    /// Creates the base stream and its consumer group if missing (project streams get theirs with
-    /// their first entry).
+    /// Creates the base and wake streams and their consumer group if missing (project streams get
+    /// theirs with their first entry).
     pub async fn ensure_group(&self) -> Result<()> {
         let mut connection = self.connection().await?;
-        create_group(&mut connection, &self.base, &self.group).await
+        create_group(&mut connection, &self.base, &self.group).await?;
+        create_group(&mut connection, &self.wake_key(), &self.group).await
     }
 
     /// Appends several entries, each to its project's stream and in order, in one round trip. On an
@@ -175,14 +181,15 @@ impl IngestionQueue {
         if jobs.is_empty() {
             return Ok(());
         }
-        let active = self.active_key();
+        let (active, wake) = (self.active_key(), self.wake_key());
         let mut pipe = redis::pipe();
         for job in jobs {
             pipe.cmd("EVAL")
                 .arg(scripts::APPEND)
-                .arg(2)
+                .arg(3)
                 .arg(self.project_stream(&job.project_id))
                 .arg(&active)
+                .arg(&wake)
                 .arg(&self.group)
                 .arg(JOB_FIELD)
                 .arg(encode(job)?)
@@ -201,12 +208,18 @@ impl IngestionQueue {
         Ok(streams)
     }
 
-    /// New entries for `consumer`, waiting up to `block` (at most [`MAX_BLOCK`]) for the first one.
-    /// Each stream gives at most its share of `count` (and at least one entry), so every project
-    /// with queued work is served in every read, however much another has queued.
+    /// New entries for `consumer`, waiting up to `block` (at most [`MAX_BLOCK`]; zero: not at all)
+    /// for the first one. Each stream gives at most its share of `count` (and at least one entry),
+    /// so every project with queued work is served in every read, however much another has queued.
+    ///
+    /// A blocked read watches the streams that were active when it started, plus the wake stream:
+    /// a project whose stream becomes active meanwhile posts there (`scripts::APPEND`), so its
+    /// first entry ends the wait at once instead of at the next read. The wake entry itself is
+    /// acknowledged and deleted here, and the read returns (empty, or with what else arrived);
+    /// the caller's next read includes the new stream.
     pub async fn read(&self, consumer: &str, count: usize, block: Duration) -> Result<Vec<Delivery>> {
-        let block = block.min(MAX_BLOCK);
-        self.read_from(consumer, count, Some(block), ">").await
+        let block = (!block.is_zero()).then(|| block.min(MAX_BLOCK));
+        self.read_from(consumer, count, block, ">").await
     }
 
     /// Entries `consumer` read earlier but never acknowledged (it crashed or was stopped): a
@@ -223,7 +236,9 @@ impl IngestionQueue {
         from: &str,
     ) -> Result<Vec<Delivery>> {
         let mut connection = self.connection().await?;
-        let streams = self.streams(&mut connection).await?;
+        let mut streams = self.streams(&mut connection).await?;
+        let wake = self.wake_key();
+        streams.push(wake.clone());
         let share = (count / streams.len()).max(1);
         let mut options = StreamReadOptions::default().group(&self.group, consumer).count(share);
         if let Some(block) = block {
@@ -243,9 +258,16 @@ impl IngestionQueue {
             }
             other => other.map_err(unavailable)?,
         };
-        Ok(reply
+        let (wakes, keys): (Vec<_>, Vec<_>) =
+            reply.into_iter().flat_map(|r| r.keys).partition(|key| key.key == wake);
+        let woken: Vec<String> = wakes.into_iter().flat_map(|k| k.ids).map(|entry| entry.id).collect();
+        if !woken.is_empty() {
+            let mut pipe = redis::pipe();
+            pipe.xack(&wake, &self.group, &woken).ignore().xdel(&wake, &woken).ignore();
+            pipe.query_async::<()>(&mut connection).await.map_err(unavailable)?;
+        }
+        Ok(keys
             .into_iter()
-            .flat_map(|r| r.keys)
             .flat_map(|key| {
                 let stream = key.key;
                 key.ids.into_iter().map(move |entry| delivery(&stream, entry))

@@ -3,6 +3,7 @@
 //! printed, never asserted: speed targets live here, not in the test suite.
 
 mod fairness;
+mod freshness;
 mod ingest;
 mod leftovers;
 mod processes;
@@ -16,8 +17,9 @@ async fn main() -> anyhow::Result<()> {
         Some("ingest") => ingest::run(ingest::Options::from_args(args)?).await,
         Some("prompts") => prompts::run(prompts::Options::from_args(args)?).await,
         Some("fairness") => fairness::run(fairness::Options::from_args(args)?).await,
+        Some("freshness") => freshness::run(freshness::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]"
         ),
     }
 }

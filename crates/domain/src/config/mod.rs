@@ -19,7 +19,7 @@ mod file_tests;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting};
+pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting, WRITE_MODE};
 pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;

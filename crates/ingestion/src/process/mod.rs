@@ -115,6 +115,9 @@ pub struct Stepped {
 const PREPARE_CONCURRENCY: usize = 8;
 /// Entries asked for per read, shared among the projects with queued work.
 const READ_COUNT: usize = 64;
+/// How long an idle worker's read blocks before the loop turns (beats the heartbeat, looks for
+/// stale entries); an entry arriving meanwhile ends the wait at once.
+const IDLE_WAIT: Duration = Duration::from_secs(1);
 
 impl Processor {
     pub async fn run(self, shutdown: CancellationToken) {
@@ -141,9 +144,13 @@ impl Processor {
         }
     }
 
-    /// One turn of the consumer loop, the unit tests drive: reads what is queued (waiting at most
-    /// until the open batch is due), takes over entries other consumers left idle when it is time,
-    /// turns payloads into rows, and flushes when the batch is full or due.
+    /// One turn of the consumer loop, the unit tests drive: reads what is queued, takes over
+    /// entries other consumers left idle when it is time, turns payloads into rows, and flushes
+    /// as soon as the queue has nothing more to give (group commit: what arrived while the last
+    /// insert ran is the next batch), the batch is full, or it has waited its longest.
+    ///
+    /// No timer stands between an acknowledged payload and its insert: an empty batch waits on
+    /// the queue (woken by the first entry), an open one only looks whether more is there.
     pub async fn step(self: &Arc<Self>, turn: &mut Turn, shutdown: &CancellationToken) -> Stepped {
         let mut stepped = Stepped::default();
         let deliveries = if turn.carried.is_empty() {
@@ -153,11 +160,12 @@ impl Processor {
         } else {
             std::mem::take(&mut turn.carried)
         };
+        let drained = deliveries.is_empty();
         let (carried, dead) = self.prepare_all(deliveries, &mut turn.batch).await;
         turn.carried = carried;
         stepped.dead_lettered = dead;
         let due = turn.batch.age().is_some_and(|age| age >= self.settings.flush_interval);
-        if self.is_full(&turn.batch) || due {
+        if drained || self.is_full(&turn.batch) || due {
             let flushed = self.flush(&mut turn.batch, shutdown).await;
             stepped.flushed = flushed.stored;
             stepped.dead_lettered += flushed.dead_lettered;
@@ -166,11 +174,10 @@ impl Processor {
     }
 
     /// New entries, and every `claim_idle / 2` the entries other consumers left idle that long.
+    /// With rows waiting to be inserted it does not wait for more: an empty answer means the
+    /// queue is drained for now, and the batch goes.
     async fn read(&self, turn: &mut Turn, shutdown: &CancellationToken) -> Vec<Delivery> {
-        let wait = match turn.batch.age() {
-            None => Duration::from_secs(1),
-            Some(age) => self.settings.flush_interval.saturating_sub(age).max(Duration::from_millis(1)),
-        };
+        let wait = if turn.batch.is_empty() { IDLE_WAIT } else { Duration::ZERO };
         let mut deliveries = match self.queue.read(&self.consumer, READ_COUNT, wait).await {
             Ok(deliveries) => deliveries,
             Err(error) => {

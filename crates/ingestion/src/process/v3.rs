@@ -129,16 +129,15 @@ pub async fn write(
     staging_clock_millis: i64,
     enrichment: &Enrichment,
 ) -> storage::Result<()> {
-    let traces = merge_traces(ch, &updates.traces).await?;
-    let mut observations = merge_observations(ch, &updates.observations).await?;
+    // The tables are independent: their reads, then their inserts, go out together.
+    let (traces, mut observations) =
+        tokio::try_join!(merge_traces(ch, &updates.traces), merge_observations(ch, &updates.observations))?;
     enrichment.observations(&mut observations);
     for observation in &mut observations {
         // From the merged record: a later update may have brought the output with the calls.
         observation.tools =
             crate::tools::extract(observation.input.as_deref(), observation.output.as_deref());
     }
-    v3::insert_traces(ch, &traces).await?;
-    v3::insert_observations(ch, &observations).await?;
     let mut staged: Vec<ObservationRecord> = observations
         .iter()
         .filter(|o| updates.staged.contains(&(o.project_id.clone(), o.id.clone())))
@@ -150,8 +149,13 @@ pub async fn write(
             .filter(|t| updates.staged.contains(&(t.project_id.clone(), staged_trace_id(&t.id))))
             .map(trace_as_staged_observation),
     );
-    v3::insert_staging(ch, &staged, staging_clock_millis).await?;
-    v3::insert_scores(ch, &updates.scores).await
+    tokio::try_join!(
+        v3::insert_traces(ch, &traces),
+        v3::insert_observations(ch, &observations),
+        v3::insert_staging(ch, &staged, staging_clock_millis),
+        v3::insert_scores(ch, &updates.scores),
+    )?;
+    Ok(())
 }
 
 /// A trace as the staging table holds it: a virtual root span `t-<id>`.

@@ -3,13 +3,21 @@
 //! the set only if nothing is queued or pending in it at that instant.
 
 /// Appends one job to a project's stream, creating the stream and its consumer group on first use,
-/// and registers the stream as active. KEYS: stream, active set. ARGV: group, job field, job.
+/// and registers the stream as active. A stream that just became active is one an idle worker's
+/// blocked read is not watching, so the script also posts to the wake stream, which every read
+/// watches (see `IngestionQueue::read`). KEYS: stream, active set, wake stream. ARGV: group, job
+/// field, job.
 pub const APPEND: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')
 end
 local id = redis.call('XADD', KEYS[1], '*', ARGV[2], ARGV[3])
-redis.call('SADD', KEYS[2], KEYS[1])
+if redis.call('SADD', KEYS[2], KEYS[1]) == 1 then
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    redis.call('XGROUP', 'CREATE', KEYS[3], ARGV[1], '0', 'MKSTREAM')
+  end
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'stream', KEYS[1])
+end
 return id
 ";
 

@@ -46,3 +46,65 @@ async fn trace_deletion_marks_are_found_from_the_day_asked_on() {
     assert_eq!(since_long_ago.len(), 3, "{since_long_ago:?}");
     assert!(queue.deleted_since(&BTreeMap::new(), now, now).await.unwrap().is_empty());
 }
+
+/// An idle worker's blocked read watches the streams that were active when it began to wait, so
+/// a project whose stream becomes active rings the wake stream, which every read watches and
+/// clears; appends to a stream already active ring nothing.
+#[tokio::test]
+async fn a_stream_that_becomes_active_rings_the_wake_stream_once() {
+    use deadpool_redis::redis::AsyncCommands;
+    use storage::queue::{IngestionJob, PayloadKind};
+
+    let settings = RedisSettings {
+        url: test_support::stack_var("REDIS_CONNECTION_STRING").into(),
+        key_prefix: String::new(),
+    };
+    let pool = storage::redis::connect(&settings).unwrap();
+    let base = format!("test-{}:ingestion", uuid::Uuid::new_v4().simple());
+    let queue = storage::queue::IngestionQueue::new(pool.clone(), base.clone());
+    queue.ensure_group().await.unwrap();
+    let wake = format!("{base}:wake");
+    let mut redis = pool.get().await.unwrap();
+    let job = |n: u32| IngestionJob {
+        kind: PayloadKind::OtlpTraces,
+        project_id: "p".into(),
+        blob_key: format!("blob-{n}"),
+        part: None,
+        public_key: "pk".into(),
+        sdk_name: None,
+        sdk_version: None,
+        ingestion_version: None,
+        scores_only: false,
+        received_at_micros: i64::from(n),
+    };
+
+    queue.enqueue_all(&[&job(1)]).await.unwrap();
+    let rung: usize = redis.xlen(&wake).await.unwrap();
+    assert_eq!(rung, 1, "the stream's first entry rings the wake stream");
+    queue.enqueue_all(&[&job(2)]).await.unwrap();
+    let rung: usize = redis.xlen(&wake).await.unwrap();
+    assert_eq!(rung, 1, "an active stream rings nothing more");
+
+    let read = queue.read("worker", 10, std::time::Duration::from_millis(100)).await.unwrap();
+    let blobs: Vec<String> = read.iter().map(|d| d.job.as_ref().unwrap().blob_key.clone()).collect();
+    assert_eq!(blobs, ["blob-1", "blob-2"], "the wake entry is not a delivery");
+    let rung: usize = redis.xlen(&wake).await.unwrap();
+    assert_eq!(rung, 0, "a read clears the wake entries it saw");
+    let pending: deadpool_redis::redis::Value = deadpool_redis::redis::cmd("XPENDING")
+        .arg(&wake)
+        .arg("loupe-workers")
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert!(
+        format!("{pending:?}").starts_with("Array([Int(0)"),
+        "wake entries are acknowledged: {pending:?}"
+    );
+
+    // Completed, the stream leaves the active set; its next entry rings again.
+    let entries: Vec<_> = read.into_iter().map(|d| d.entry).collect();
+    queue.complete(&entries).await.unwrap();
+    queue.enqueue_all(&[&job(3)]).await.unwrap();
+    let rung: usize = redis.xlen(&wake).await.unwrap();
+    assert_eq!(rung, 1, "a retired stream that becomes active again rings again");
+}

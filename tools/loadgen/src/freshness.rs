@@ -1,0 +1,293 @@
+//! `loupe-bench freshness`: how long after its acknowledgement a span, and a score, can be read
+//! back (issue: a span readable 100 ms after it is acknowledged).
+//!
+//! Starts web and worker (release builds) with a database of their own, then, one sample at a
+//! time, sends a one-span OTLP export and a score (legacy batch `score-create`) and polls every
+//! read that should show them until each does, recording acknowledgement → visible per read:
+//! Observations v2 and Scores v3 (v4 reads, unless the write mode is `legacy`), and the v1 trace
+//! and `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
+//! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use prost::Message;
+use serde_json::json;
+
+use crate::ingest::print_latency;
+use crate::leftovers;
+use crate::processes::{Running, free_port, stack_env};
+
+pub struct Options {
+    bin_dir: PathBuf,
+    samples: u64,
+    /// Background spans per second while sampling (0: an idle server).
+    load: u64,
+    settings: Vec<(String, String)>,
+}
+
+impl Options {
+    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let mut options =
+            Self { bin_dir: PathBuf::from("target/release"), samples: 100, load: 0, settings: Vec::new() };
+        while let Some(flag) = args.next() {
+            let raw = args.next().context("a flag needs a value")?;
+            match flag.as_str() {
+                "--bin-dir" => options.bin_dir = PathBuf::from(raw),
+                "--env" => {
+                    let (key, value) = raw.split_once('=').context("--env needs KEY=VALUE")?;
+                    options.settings.push((key.to_owned(), value.to_owned()));
+                }
+                "--samples" => options.samples = raw.parse().context("--samples needs a number")?,
+                "--load" => options.load = raw.parse().context("--load needs spans per second")?,
+                other => bail!("unknown flag {other}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+const PUBLIC_KEY: &str = "pk-lf-fresh";
+const SECRET_KEY: &str = "sk-lf-fresh";
+/// Spans per background export under `--load`.
+const LOAD_SPANS: u64 = 100;
+/// Pause between two polls of one read, so the probe does not crowd out the insert it waits for.
+const POLL_PAUSE: Duration = Duration::from_millis(5);
+
+pub async fn run(options: Options) -> anyhow::Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut env = stack_env(&root.join(".local/stack.env"))?;
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let database = format!("fresh_{run_id}");
+    for (k, v) in [
+        ("CLICKHOUSE_DB", database.as_str()),
+        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
+        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", &format!("{database}/")),
+        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
+        ("LANGFUSE_INIT_ORG_ID", "bench"),
+        ("LANGFUSE_INIT_PROJECT_ID", "fresh"),
+        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
+        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
+        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
+        ("LANGFUSE_LOG_LEVEL", "warn"),
+        ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
+    ] {
+        env.insert(k.to_owned(), v.to_owned());
+    }
+    env.extend(options.settings.iter().cloned());
+    let outcome = measure(&options, &env, run_id).await;
+    leftovers::remove(&env, &database).await;
+    outcome
+}
+
+/// The reads a sample waits on, by name, each with the URL that shows the sample once stored.
+struct Reads {
+    v4: bool,
+    v1: bool,
+}
+
+impl Reads {
+    fn of(write_mode: &str) -> Self {
+        Self { v4: write_mode != "legacy", v1: write_mode != "events_only" }
+    }
+
+    fn urls(&self, base: &str, trace: &str, score: &str) -> Vec<(&'static str, String)> {
+        let mut urls = Vec::new();
+        if self.v4 {
+            urls.push((
+                "span: v2 observations",
+                format!("{base}/api/public/v2/observations?traceId={trace}"),
+            ));
+            urls.push(("score: v3 scores", format!("{base}/api/public/v3/scores?traceId={trace}")));
+        }
+        if self.v1 {
+            urls.push(("span: v1 trace", format!("{base}/api/public/traces/{trace}")));
+            urls.push(("score: v2 score by id", format!("{base}/api/public/v2/scores/{score}")));
+        }
+        urls
+    }
+}
+
+struct Probe {
+    client: reqwest::Client,
+    base: String,
+    auth: String,
+}
+
+impl Probe {
+    /// Sends one span and one score for trace number `n`; returns the trace id, the score id and
+    /// when the later of the two acknowledgements came, with both acknowledgement latencies.
+    async fn send(&self, run: u64, n: u64) -> anyhow::Result<(String, String, Instant, [Duration; 2])> {
+        let export = test_support::otlp::export(run, n, 1, 1);
+        let trace: String = export.resource_spans[0].scope_spans[0].spans[0]
+            .trace_id
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let score = format!("fresh-score-{run}-{n}");
+        let sent = Instant::now();
+        let span = self
+            .client
+            .post(format!("{}/api/public/otel/v1/traces", self.base))
+            .header("Authorization", &self.auth)
+            .header("Content-Type", "application/x-protobuf")
+            .body(export.encode_to_vec())
+            .send()
+            .await?;
+        let span_ack = sent.elapsed();
+        if !span.status().is_success() {
+            bail!("span {n} not accepted: {}", span.status());
+        }
+        let batch = json!({"batch": [{
+            "id": format!("event-{score}"), "type": "score-create",
+            "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "body": {"id": score, "traceId": trace, "name": "freshness", "value": 1.0}
+        }]});
+        let sent = Instant::now();
+        let scored = self
+            .client
+            .post(format!("{}/api/public/ingestion", self.base))
+            .header("Authorization", &self.auth)
+            .header("Content-Type", "application/json")
+            .body(serde_json::to_vec(&batch)?)
+            .send()
+            .await?;
+        let score_ack = sent.elapsed();
+        let status = scored.status();
+        let body: serde_json::Value = serde_json::from_slice(&scored.bytes().await?).unwrap_or_default();
+        if !status.is_success() || body["errors"].as_array().is_some_and(|e| !e.is_empty()) {
+            bail!("score {n} not accepted: {status} {body}");
+        }
+        Ok((trace, score, Instant::now(), [span_ack, score_ack]))
+    }
+
+    /// Polls `url` until it answers 200 with something in it; the time from `acked`.
+    async fn visible(&self, url: &str, acked: Instant) -> anyhow::Result<Duration> {
+        let deadline = acked + Duration::from_secs(60);
+        loop {
+            let response = self.client.get(url).header("Authorization", &self.auth).send().await?;
+            if response.status().is_success() {
+                let body: serde_json::Value = serde_json::from_slice(&response.bytes().await?)?;
+                let listed = body.get("data").and_then(|d| d.as_array());
+                if listed.is_none_or(|rows| !rows.is_empty()) {
+                    return Ok(acked.elapsed());
+                }
+            }
+            if Instant::now() > deadline {
+                bail!("{url} shows nothing 60 s after the acknowledgement");
+            }
+            tokio::time::sleep(POLL_PAUSE).await;
+        }
+    }
+}
+
+async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64) -> anyhow::Result<()> {
+    let bin = &options.bin_dir;
+    let logs = std::env::temp_dir();
+    let client = reqwest::Client::builder().pool_max_idle_per_host(64).build()?;
+    let mut web =
+        Running::start(&bin.join("web"), env, free_port()?, logs.join("loupe-bench-fresh-web.log")).await?;
+    web.wait_healthy(&client, "/api/public/health").await.context("web")?;
+    let mut worker =
+        Running::start(&bin.join("worker"), env, free_port()?, logs.join("loupe-bench-fresh-worker.log"))
+            .await?;
+    worker.wait_healthy(&client, "/api/health").await.context("worker")?;
+    let write_mode = env.get(domain::config::WRITE_MODE).map_or("events_only", String::as_str);
+    let reads = Reads::of(write_mode);
+    let auth = format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")));
+    let probe = Arc::new(Probe { client: client.clone(), base: web.url.clone(), auth });
+    println!(
+        "freshness benchmark: {} samples, write mode {write_mode}, background load {} spans/s; acknowledgement → visible",
+        options.samples, options.load
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let background = (options.load > 0).then(|| load(&probe, run_id, options.load, &stop));
+    if background.is_some() {
+        // Let the load settle into its steady state before the first sample.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+    let mut seen: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
+    let mut acks: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for n in 0..options.samples {
+        let (trace, score, acked, ack) = probe.send(run_id, n).await?;
+        acks[0].push(ack[0]);
+        acks[1].push(ack[1]);
+        let urls = reads.urls(&probe.base, &trace, &score);
+        let waits =
+            futures::future::try_join_all(urls.iter().map(|(_, url)| probe.visible(url, acked))).await?;
+        for ((name, _), wait) in urls.iter().zip(waits) {
+            seen.entry(name).or_default().push(wait);
+        }
+        // A pause that varies, so samples do not fall into step with anything periodic.
+        tokio::time::sleep(Duration::from_millis(20 + (n * 37) % 60)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    if let Some(background) = background {
+        let (sent, failed) = background.await?;
+        println!("  background      {sent} exports acknowledged, {failed} refused");
+    }
+    print_latency("  ack span       ", std::mem::take(&mut acks[0]));
+    print_latency("  ack score      ", std::mem::take(&mut acks[1]));
+    for (name, waits) in seen {
+        print_latency(&format!("  {name:<24}"), waits);
+    }
+    println!(
+        "  CPU             web {:.2} s, worker {:.2} s",
+        web.cpu_seconds().unwrap_or(0.0),
+        worker.cpu_seconds().unwrap_or(0.0)
+    );
+    web.child.kill().await?;
+    worker.child.kill().await?;
+    Ok(())
+}
+
+/// Background exports of [`LOAD_SPANS`] spans, paced to `spans_per_second`, until `stop`; returns
+/// how many were acknowledged and refused.
+fn load(
+    probe: &Arc<Probe>,
+    run_id: u64,
+    spans_per_second: u64,
+    stop: &Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<(u64, u64)> {
+    let (probe, stop) = (probe.clone(), stop.clone());
+    let interval = Duration::from_secs_f64(LOAD_SPANS as f64 / spans_per_second as f64);
+    let (sent, failed) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    tokio::spawn(async move {
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for n in 0u64.. {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            tokio::time::sleep_until((started + interval * n as u32).into()).await;
+            let body = test_support::otlp::export_bytes(
+                run_id + 1,
+                1_000_000 + n * LOAD_SPANS / 5,
+                LOAD_SPANS / 5,
+                5,
+            );
+            let (probe, sent, failed) = (probe.clone(), sent.clone(), failed.clone());
+            tasks.push(tokio::spawn(async move {
+                let response = probe
+                    .client
+                    .post(format!("{}/api/public/otel/v1/traces", probe.base))
+                    .header("Authorization", &probe.auth)
+                    .header("Content-Type", "application/x-protobuf")
+                    .body(body)
+                    .send()
+                    .await;
+                let counter = if response.is_ok_and(|r| r.status().is_success()) { sent } else { failed };
+                counter.fetch_add(1, Ordering::Relaxed);
+            }));
+        }
+        futures::future::join_all(tasks).await;
+        (sent.load(Ordering::Relaxed), failed.load(Ordering::Relaxed))
+    })
+}
