@@ -3,6 +3,8 @@
 //! written last; tags are the union of every row's), and metadata values that are JSON come back
 //! parsed.
 
+#![allow(clippy::unwrap_used)] // tests fail loudly on purpose
+
 use reads::Params;
 use serde_json::{Value, json};
 use storage::clickhouse::{ClickHouse, migrate};
