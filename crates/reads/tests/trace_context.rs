@@ -1,7 +1,7 @@
-//! v2 observations against the real engine: the trace fields every observation of a trace shows
-//! are the trace's (a stated trace name wins over the root span's own name whichever row was
-//! written last; tags are the union of every row's), and metadata values that are JSON come back
-//! parsed.
+//! v2 observations and the v2 score metrics against the real engine: the trace fields every
+//! observation of a trace shows, and the trace a score is grouped by, are the trace's (a stated
+//! trace name wins over the root span's own name whichever row was written last; tags are the
+//! union of every row's), and metadata values that are JSON come back parsed.
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
@@ -112,4 +112,38 @@ async fn metadata_values_that_are_json_come_back_parsed() {
     let metadata = |id: &str| page.data.iter().find(|o| o.id == id).and_then(|o| o.metadata.clone()).unwrap();
     assert_eq!(metadata("a-child"), json!({"batchIndex": 0}), "the number a JSON text encodes");
     assert_eq!(metadata("a-root"), json!({"batchIndex": "0"}), "a JSON string stays a string");
+}
+
+#[tokio::test]
+async fn a_score_is_grouped_by_its_traces_resolved_name_and_tags() {
+    let (_db, ch) = store().await;
+    ch.client()
+        .query(
+            "INSERT INTO scores (id, timestamp, project_id, trace_id, name, value, source, data_type, event_ts, \
+             is_deleted) SELECT concat('s-', t), now64(3), 'p1', t, 'quality', 1, 'API', 'NUMERIC', now64(3), 0 \
+             FROM (SELECT arrayJoin(['trace-a', 'trace-b', 'trace-c']) AS t)",
+        )
+        .execute()
+        .await
+        .unwrap();
+    assert_eq!(
+        grouped(&ch, "traceName").await,
+        [(json!("explicit-a"), json!(1)), (json!("explicit-b"), json!(1)), (json!("root-c"), json!(1))]
+    );
+    // The tags of A and B are their union, not their roots' alone.
+    assert_eq!(
+        grouped(&ch, "tags").await,
+        [(json!([]), json!(1)), (json!(["child-tag", "root-tag"]), json!(2))]
+    );
+}
+
+/// `(dimension value, score count)` rows of the v2 `scores-numeric` view, in the dimension's order.
+async fn grouped(ch: &ClickHouse, dimension: &str) -> Vec<(Value, Value)> {
+    let at = |minutes: i64| (chrono::Utc::now() + chrono::Duration::minutes(minutes)).to_rfc3339();
+    let query = json!({"view": "scores-numeric", "dimensions": [{"field": dimension}],
+        "metrics": [{"measure": "count", "aggregation": "count"}], "fromTimestamp": at(-60),
+        "toTimestamp": at(60), "orderBy": [{"field": dimension, "direction": "asc"}]});
+    let params = Params::from_pairs([("query", query.to_string().as_str())]);
+    let body = reads::metrics::run(ch, "p1", &params, reads::metrics::Version::V2).await.unwrap();
+    body.data.into_iter().map(|row| (row[dimension].clone(), row["count_count"].clone())).collect()
 }

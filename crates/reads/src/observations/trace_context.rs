@@ -1,16 +1,5 @@
-//! `fields=trace_context` as the trace's, not the row's: every observation of a trace shows the
-//! trace's name and tags, resolved across all of the trace's observations.
-//!
-//! Each event row carries what its own span said about the trace. A root span without
-//! `langfuse.trace.name` stores its own name as the trace name (the trace is named after its
-//! root), while a child the SDK propagated `trace_name` to stores the stated name; rows also
-//! arrive in any order. So the trace's name is the newest one a span stated, and the root's own
-//! name only when none did (upstream's trace view: the newest `trace_name`, else the root's name),
-//! and its tags are the union of every span's (upstream keeps a trace's tags as a sorted set).
-//!
-//! A root row whose trace name is its own span name counts as unstated: either the root named the
-//! trace after itself, or it stated the name it has anyway, and then a child's stated name wins,
-//! as it does in upstream's v3 merge (the later span overwrites).
+//! `fields=trace_context` as the trace's, not the row's: every observation of a page shows its
+//! trace's name and tags, resolved across all of the trace's rows (`crate::trace_values`).
 
 use serde::Deserialize;
 use storage::clickhouse::ClickHouse;
@@ -20,12 +9,14 @@ use crate::Result;
 use crate::latest;
 use crate::sql::{Sql, and, one_of, project};
 
-/// The SELECT list over one trace's newest rows. `argMaxIf` answers `''` when no row qualifies.
-const RESOLVED: &str = "SELECT trace_id AS traceId, \
-    coalesce(nullIf(argMaxIf(trace_name, event_ts, \
-        trace_name != '' AND NOT (parent_span_id = '' AND trace_name = name)), ''), \
-      nullIf(argMaxIf(trace_name, event_ts, trace_name != ''), '')) AS traceName, \
-    arraySort(groupUniqArrayArray(tags)) AS tags FROM ";
+/// The SELECT list over the newest rows of the page's traces.
+const RESOLVED: &str = concat!(
+    "SELECT trace_id AS traceId, ",
+    resolved_trace_name!(""),
+    " AS traceName, ",
+    trace_tags!(""),
+    " AS tags FROM "
+);
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
