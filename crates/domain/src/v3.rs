@@ -36,8 +36,10 @@ pub struct TraceRecord {
 }
 
 impl TraceRecord {
-    /// Applies a newer partial record: every field the update sets wins, metadata merges key by
-    /// key, and `created_at` and the original `timestamp` stay (an update does not move a trace).
+    /// Applies a newer partial record: every field the update states wins, tags add up (upstream
+    /// keeps them as a sorted set), metadata merges key by key, and what the update only implies
+    /// fills what the trace does not have yet ([`ImpliedTrace`]). `created_at` and the original
+    /// `timestamp` stay (an update does not move a trace).
     pub fn merge(&mut self, update: &TraceUpdate) {
         let set = |target: &mut Option<String>, value: &Option<String>| {
             if value.is_some() {
@@ -58,9 +60,12 @@ impl TraceRecord {
             self.public = public;
         }
         if let Some(tags) = &update.tags {
-            self.tags.clone_from(tags);
+            self.tags.extend(tags.iter().cloned());
+            self.tags.sort();
+            self.tags.dedup();
         }
         self.metadata.extend(update.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+        self.fill(&update.implied);
         if let Some(timestamp) = update.timestamp
             && self.timestamp == 0
         {
@@ -68,6 +73,48 @@ impl TraceRecord {
         }
         self.updated_at = self.updated_at.max(update.event_ts);
         self.event_ts = self.event_ts.max(update.event_ts);
+    }
+
+    /// Implied values only where the trace has none: a stated value, stored or in this update,
+    /// is never replaced by one.
+    fn fill(&mut self, implied: &ImpliedTrace) {
+        let fill = |target: &mut Option<String>, value: &Option<String>| {
+            if target.as_deref().is_none_or(str::is_empty) && value.is_some() {
+                target.clone_from(value);
+            }
+        };
+        fill(&mut self.name, &implied.name);
+        fill(&mut self.release, &implied.release);
+        fill(&mut self.version, &implied.version);
+        for (key, value) in &implied.metadata {
+            self.metadata.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
+/// What a span implies about its trace without stating it: an OTel root span names its trace
+/// after itself, the resource's `service.version` and `langfuse.release` stand in for the span's
+/// own, and a root span's observation metadata and context (`resourceAttributes.*`, `scope.*`)
+/// are copied onto the trace. Each only fills a field the trace does not have yet, so a value a
+/// span states (`langfuse.trace.name`, `langfuse.version`, `langfuse.trace.metadata.*`, …) wins
+/// whichever span arrives first: a child flushed before its root keeps the trace name it set.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ImpliedTrace {
+    pub name: Option<String>,
+    pub release: Option<String>,
+    pub version: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+impl ImpliedTrace {
+    /// Two implied updates of one trace: the first one's values stay, as on a stored record.
+    pub fn fill_from(&mut self, other: ImpliedTrace) {
+        self.name = self.name.take().or(other.name);
+        self.release = self.release.take().or(other.release);
+        self.version = self.version.take().or(other.version);
+        for (key, value) in other.metadata {
+            self.metadata.entry(key).or_insert(value);
+        }
     }
 }
 
@@ -88,6 +135,8 @@ pub struct TraceUpdate {
     pub metadata: BTreeMap<String, String>,
     pub input: Option<String>,
     pub output: Option<String>,
+    /// What the event implies rather than states; never replaces a value.
+    pub implied: ImpliedTrace,
     /// When the event was accepted; becomes the record's version.
     pub event_ts: Millis,
 }
@@ -338,6 +387,65 @@ mod tests {
             assert_eq!(record.event_ts, 20);
         }
         assert_eq!(forward.timestamp, 1_000);
+    }
+
+    /// An OTel root span (its name only implied) and a child that states the trace's attributes,
+    /// merged in either order onto nothing stored, and onto what the first one stored.
+    #[test]
+    fn stated_trace_attributes_win_over_implied_ones_in_either_order() {
+        let root = TraceUpdate {
+            id: "t".into(),
+            project_id: "p".into(),
+            tags: Some(vec!["root-tag".into()]),
+            implied: ImpliedTrace {
+                name: Some("root-span".into()),
+                version: Some("service-1.0".into()),
+                metadata: [
+                    ("batchIndex".to_owned(), "\"root\"".to_owned()),
+                    ("route".to_owned(), "/chat".to_owned()),
+                ]
+                .into(),
+                ..Default::default()
+            },
+            event_ts: 10,
+            ..Default::default()
+        };
+        let child = TraceUpdate {
+            id: "t".into(),
+            project_id: "p".into(),
+            name: Some("explicit".into()),
+            version: Some("v2".into()),
+            tags: Some(vec!["child-tag".into(), "root-tag".into()]),
+            metadata: [("batchIndex".to_owned(), "0".to_owned())].into(),
+            event_ts: 20,
+            ..Default::default()
+        };
+        let mut root_first = root.clone().into_record();
+        root_first.merge(&child);
+        let mut child_first = child.clone().into_record();
+        child_first.merge(&root);
+        for record in [&root_first, &child_first] {
+            assert_eq!(record.name.as_deref(), Some("explicit"), "{record:?}");
+            assert_eq!(record.version.as_deref(), Some("v2"));
+            assert_eq!(record.tags, ["child-tag", "root-tag"], "a sorted union");
+            assert_eq!(record.metadata["batchIndex"], "0");
+            assert_eq!(record.metadata["route"], "/chat", "implied keys fill what is missing");
+        }
+        // Alone, the root still names its trace.
+        assert_eq!(root.into_record().name.as_deref(), Some("root-span"));
+    }
+
+    #[test]
+    fn the_first_implied_value_stays() {
+        let mut implied = ImpliedTrace { name: Some("a".into()), ..Default::default() };
+        implied.fill_from(ImpliedTrace {
+            name: Some("b".into()),
+            version: Some("1".into()),
+            metadata: [("k".to_owned(), "v".to_owned())].into(),
+            ..Default::default()
+        });
+        assert_eq!((implied.name.as_deref(), implied.version.as_deref()), (Some("a"), Some("1")));
+        assert_eq!(implied.metadata["k"], "v");
     }
 
     #[test]

@@ -12,6 +12,9 @@
 //! twice (a retried insert, a backfill re-run, the dual path) shows once, in its newest form. See
 //! ARCHITECTURE.md for what that leaves to background merges.
 
+#[macro_use]
+mod trace_values;
+
 pub mod cursor;
 pub mod exists;
 pub mod experiments;

@@ -25,22 +25,39 @@ pub fn de_json_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value,
     })
 }
 
-/// A metadata value stored as text: objects and arrays come back as JSON, everything else as the
-/// string it was.
-fn structure_text(value: Value) -> Value {
-    match &value {
-        Value::String(s) if s.starts_with('{') || s.starts_with('[') => {
-            serde_json::from_str(s).unwrap_or(value)
-        }
-        _ => value,
+/// A metadata value stored as text, read as upstream reads it (`parseMetadataCHRecordToDomain`):
+/// the value it encodes when it is JSON (`0` → 0, `true` → true, `{"a":1}` → an object,
+/// `"x"` → x), else the string it is (`plain words`, `[1`). An integer too large for 64 bits stays
+/// its text rather than lose digits as a float (upstream keeps such numbers exact too).
+pub fn metadata_value(text: String) -> Value {
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Number(n)) if n.is_f64() && is_integer_literal(text.trim()) => Value::String(text),
+        Ok(value) => value,
+        Err(_) => Value::String(text),
     }
 }
 
-/// A `Map(String, String)` metadata column with each value read by [`structure_text`]; `null` is
+fn is_integer_literal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A `Map(String, String)` metadata column with each value read by [`metadata_value`]; `null` is
 /// `{}`.
 pub fn de_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
     let map = Option::<BTreeMap<String, String>>::deserialize(deserializer)?.unwrap_or_default();
-    Ok(Value::Object(map.into_iter().map(|(k, v)| (k, structure_text(Value::String(v)))).collect()))
+    Ok(Value::Object(map.into_iter().map(|(k, v)| (k, metadata_value(v))).collect()))
+}
+
+/// A metadata object read as text (the events' `mapFromArrays`), each string value read by
+/// [`metadata_value`] in place.
+pub fn parse_metadata_values(value: &mut Value) {
+    let Value::Object(map) = value else { return };
+    for v in map.values_mut() {
+        if let Value::String(text) = v {
+            *v = metadata_value(std::mem::take(text));
+        }
+    }
 }
 
 /// Truncates metadata values longer than `max` characters unless their key is in `expand`.
@@ -137,10 +154,30 @@ mod tests {
     }
 
     #[test]
-    fn metadata_parses_only_structures() {
-        let row: Row =
-            serde_json::from_str(r#"{"metadata": {"a": "{\"x\":1}", "b": "42", "c": "[1"}}"#).unwrap();
-        assert_eq!(row.metadata, json!({"a": {"x": 1}, "b": "42", "c": "[1"}));
+    fn metadata_values_that_are_json_come_back_parsed() {
+        let row: Row = serde_json::from_str(
+            r#"{"metadata": {"a": "{\"x\":1}", "b": "42", "c": "[1", "d": "true", "e": "\"123\"",
+                "f": "plain words", "g": "", "h": "[1,\"2\"]", "i": "null", "j": "-0.5"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            row.metadata,
+            json!({"a": {"x": 1}, "b": 42, "c": "[1", "d": true, "e": "123", "f": "plain words", "g": "",
+                   "h": [1, "2"], "i": null, "j": -0.5})
+        );
+    }
+
+    #[test]
+    fn integers_past_64_bits_keep_their_digits() {
+        assert_eq!(
+            metadata_value("123456789012345678901234567890".into()),
+            json!("123456789012345678901234567890")
+        );
+        assert_eq!(metadata_value("18446744073709551615".into()), json!(18446744073709551615u64));
+        assert_eq!(metadata_value("1e3".into()), json!(1000.0));
+        let mut object = json!({"n": "7", "s": "x", "already": 1});
+        parse_metadata_values(&mut object);
+        assert_eq!(object, json!({"n": 7, "s": "x", "already": 1}));
     }
 
     #[derive(Deserialize)]

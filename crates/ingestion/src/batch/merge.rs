@@ -119,6 +119,7 @@ fn merge_trace(base: &mut TraceUpdate, next: TraceUpdate) {
         (tags, more) => tags.or(more),
     };
     base.metadata.extend(next.metadata);
+    base.implied.fill_from(next.implied);
     base.event_ts = base.event_ts.max(next.event_ts);
 }
 

@@ -53,6 +53,8 @@ pub fn parse(
         metadata,
         input,
         output,
+        // A batch event states every value it sends.
+        implied: Default::default(),
         event_ts: context.received_at_millis,
     })
 }

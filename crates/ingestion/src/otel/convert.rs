@@ -4,6 +4,7 @@
 
 use domain::event::{Event, Metadata, Micros, OtelOrigin};
 use domain::sdk::SdkInfo;
+use domain::v3::ImpliedTrace;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::InstrumentationScope;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -32,6 +33,9 @@ pub struct ConvertContext {
 /// The trace-level attributes one span carried, shaped like upstream's `trace-create` body:
 /// full for a root span, trace-attribute fields only for a non-root span with trace updates,
 /// and just environment and timestamp otherwise (a "shallow" trace). `None`: the span did not say.
+/// The named fields are what the span states; `implied` what it only implies (its own name on a
+/// root span, the resource's version and release, a root's other metadata), which never replaces
+/// a stated value, so a child's `langfuse.trace.name` wins whichever of the two arrives first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceAttributes {
     pub name: Option<String>,
@@ -43,11 +47,13 @@ pub struct TraceAttributes {
     pub environment: String,
     pub tags: Option<Vec<String>>,
     pub public: Option<bool>,
+    /// The user's trace metadata (`langfuse.trace.metadata*`, also from the resource).
     pub metadata: Metadata,
     pub input: Option<String>,
     pub output: Option<String>,
     /// The span's start.
     pub timestamp: Micros,
+    pub implied: ImpliedTrace,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -159,7 +165,9 @@ fn convert_span(
     let version = mapping::version(&attributes, &resource.attributes);
     let release = mapping::release(&attributes, &resource.attributes);
     let explicit_trace_name = attributes.get(keys::TRACE_NAME).map(to_text);
-    // A root span names its trace when no trace name is given (as the v3 trace record does).
+    // A root span names its trace when no trace name is given (as the v3 trace record does). On
+    // the event row it stands as the trace name; the reads tell it from a stated one by its
+    // being the root's own name (reads::observations::trace_context).
     let trace_name = explicit_trace_name.clone().or_else(|| is_root.then(|| name.clone()));
     let user_id = mapping::user_id(&attributes);
     let session_id = mapping::session_id(&attributes);
@@ -188,22 +196,32 @@ fn convert_span(
     // The observation's own metadata keys win over the trace's.
     let metadata = with_context(user(&[Domain::Trace, Domain::Observation]), true);
 
+    // What a trace-carrying span says about its trace without stating it.
+    let implied = |name: Option<String>, metadata: Metadata| ImpliedTrace {
+        name,
+        version: resource.attributes.get(keys::SERVICE_VERSION).map(to_text),
+        release: resource.attributes.get(keys::RELEASE).map(to_text),
+        metadata: metadata.into_iter().collect(),
+    };
     let trace = if is_root {
         let trace_io = io::extract(&io_source, IoDomain::Trace);
         TraceAttributes {
-            name: trace_name.clone(),
-            metadata: metadata.clone(),
+            name: explicit_trace_name,
+            metadata: user(&[Domain::Trace]),
             input: trace_io.input.map(into_text),
             output: trace_io.output.map(into_text),
-            ..trace_fields(&attributes, &environment, &version, &release, start_time)
+            // Its observation metadata and context, as upstream copies them onto the trace.
+            implied: implied(Some(name.clone()), metadata.clone()),
+            ..trace_fields(&attributes, &environment, start_time)
         }
     } else if has_trace_update {
         TraceAttributes {
             name: explicit_trace_name,
-            metadata: with_context(user(&[Domain::Trace]), false),
+            metadata: user(&[Domain::Trace]),
             input: attributes.get(keys::TRACE_INPUT).map(to_text),
             output: attributes.get(keys::TRACE_OUTPUT).map(to_text),
-            ..trace_fields(&attributes, &environment, &version, &release, start_time)
+            implied: implied(None, with_context(Metadata::new(), false)),
+            ..trace_fields(&attributes, &environment, start_time)
         }
     } else {
         TraceAttributes { environment: environment.clone(), timestamp: start_time, ..Default::default() }
@@ -287,19 +305,14 @@ fn convert_span(
     ConvertedSpan { event, trace, is_root, has_trace_update }
 }
 
-/// The trace fields shared by root spans and trace updates.
-fn trace_fields(
-    attributes: &Attributes,
-    environment: &str,
-    version: &Option<String>,
-    release: &Option<String>,
-    timestamp: Micros,
-) -> TraceAttributes {
+/// The trace fields shared by root spans and trace updates: what the span itself states (the
+/// resource's version and release are only implied).
+fn trace_fields(attributes: &Attributes, environment: &str, timestamp: Micros) -> TraceAttributes {
     TraceAttributes {
         user_id: mapping::user_id(attributes),
         session_id: mapping::session_id(attributes),
-        release: release.clone(),
-        version: version.clone(),
+        release: attributes.get(keys::RELEASE).map(to_text),
+        version: attributes.get(keys::VERSION).map(to_text),
         environment: environment.to_owned(),
         tags: mapping::tags(attributes),
         public: mapping::public(attributes),

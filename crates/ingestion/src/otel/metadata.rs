@@ -50,6 +50,9 @@ pub enum Leaves {
     Raw,
     /// User metadata: a string that is itself a JSON string literal is unwrapped. The Python SDK
     /// ≥ 5 JSON-encodes every metadata value, so `tenant="acme"` arrives as `"\"acme\""`.
+    /// The reads parse each stored value that is JSON (as upstream does), so a literal is only
+    /// unwrapped when that reads back the same: `"\"acme\""` is stored as `acme`, but
+    /// `"\"123\""` stays as sent, or the string `"123"` would read back as the number 123.
     UnwrapJsonStrings,
 }
 
@@ -79,7 +82,7 @@ pub fn flatten_into(metadata: &mut Metadata, path: &str, value: &Value, leaves: 
 fn unwrap_json_string(text: &str) -> Option<String> {
     let looks_quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
     match serde_json::from_str::<Value>(text).ok().filter(|_| looks_quoted)? {
-        Value::String(inner) => Some(inner),
+        Value::String(inner) if serde_json::from_str::<Value>(&inner).is_err() => Some(inner),
         _ => None,
     }
 }
@@ -124,6 +127,10 @@ mod tests {
         assert_eq!(unwrap_json_string("\"a\" and \"b\""), None);
         assert_eq!(unwrap_json_string("{\"a\":1}"), None);
         assert_eq!(unwrap_json_string("1"), None);
+        // A string that is JSON text itself stays encoded: unwrapped, it would read back as JSON.
+        for kept in ["\"123\"", "\"true\"", "\"null\"", "\"{\\\"a\\\":1}\""] {
+            assert_eq!(unwrap_json_string(kept), None, "{kept}");
+        }
         let mut metadata = Metadata::new();
         flatten_into(&mut metadata, "k", &json!("\"raw\""), Leaves::Raw);
         assert_eq!(metadata["k"], "\"raw\"");

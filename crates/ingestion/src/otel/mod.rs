@@ -18,7 +18,7 @@ mod types;
 mod usage;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use budget::check_resource_budget;
 pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};

@@ -90,6 +90,7 @@ pub fn from_spans(spans: &[ConvertedSpan]) -> V3Updates {
             trace.metadata.clone_from(&t.metadata);
             trace.input.clone_from(&t.input);
             trace.output.clone_from(&t.output);
+            trace.implied.clone_from(&t.implied);
         }
         updates.traces.push(trace);
         updates.observations.push(ObservationUpdate {
@@ -267,3 +268,6 @@ fn ids_by_project(keys: impl Iterator<Item = (String, String)>) -> BTreeMap<Stri
     }
     by_project.into_iter().map(|(project, ids)| (project, ids.into_iter().collect())).collect()
 }
+
+#[cfg(test)]
+mod tests;

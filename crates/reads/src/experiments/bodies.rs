@@ -19,7 +19,7 @@ pub struct Experiment {
     pub end_time: String,
     pub item_count: u64,
     pub dataset_id: Option<String>,
-    /// `fields=metadata`: structures as JSON, other values as the text they were. Always an
+    /// `fields=metadata`: each value parsed when it is JSON (`render::metadata_value`). Always an
     /// object when read, so `null` only ever means the group was not asked for.
     #[serde(deserialize_with = "render::de_metadata", skip_serializing_if = "Value::is_null")]
     #[schema(value_type = Option<Object>)]

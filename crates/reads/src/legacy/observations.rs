@@ -72,7 +72,7 @@ pub struct ObservationView {
     pub start_time: String,
     pub end_time: Option<String>,
     pub name: String,
-    /// Structures as JSON, other values as the text they were.
+    /// Each value parsed when it is JSON (`"0"` → 0), else the text it is (`render::metadata_value`).
     #[serde(deserialize_with = "render::de_metadata")]
     #[schema(value_type = Object)]
     pub metadata: Value,

@@ -69,7 +69,7 @@ pub struct Trace {
     pub release: Option<String>,
     pub version: Option<String>,
     pub user_id: Option<String>,
-    /// Structures as JSON, other values as the text they were.
+    /// Each value parsed when it is JSON (`"0"` → 0), else the text it is (`render::metadata_value`).
     #[serde(deserialize_with = "render::de_metadata")]
     #[schema(value_type = Object)]
     pub metadata: Value,

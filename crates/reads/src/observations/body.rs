@@ -126,9 +126,10 @@ pub struct ObservationV2 {
     pub time: Option<ObservationTimes>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub io: Option<ObservationIo>,
-    /// `fields=metadata`: values as stored, cut to 200 characters unless in `expandMetadata`.
+    /// `fields=metadata`: each value cut to 200 characters unless in `expandMetadata`, then
+    /// parsed when it is JSON (`render::metadata_value`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<HashMap<String, String>>)]
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub model: Option<ObservationModel>,
@@ -231,7 +232,8 @@ pub struct ObservationMetrics {
     pub time_to_first_token: Option<Num>,
 }
 
-/// `fields=trace_context`.
+/// `fields=trace_context`: the trace's name and tags, resolved across its observations
+/// (`trace_context.rs`); the release is the observation's own.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ObservationTraceContext {

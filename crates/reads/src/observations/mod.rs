@@ -2,6 +2,7 @@
 //! reference/storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
 
 mod body;
+mod trace_context;
 
 use serde::{Deserialize, Serialize};
 use storage::clickhouse::ClickHouse;
@@ -189,18 +190,21 @@ pub async fn list(
         Some(per_subject) => scores_of(clickhouse, project_id, per_subject, &rows).await?,
         None => Vec::new(),
     };
-    let data = rows
+    let mut data: Vec<ObservationV2> = rows
         .into_iter()
         .map(|row| {
             let scores = groups.contains(&"scores").then(|| scores_for(&scores, &row));
             let mut observation = row.into_observation(&groups);
             observation.scores = scores;
             if let Some(metadata) = &mut observation.metadata {
+                // Cut first, as events_core stores its previews: a cut value is no JSON and stays text.
                 render::truncate_metadata(metadata, METADATA_PREVIEW_CHARS, &expand);
+                render::parse_metadata_values(metadata);
             }
             observation
         })
         .collect();
+    trace_context::resolve(clickhouse, project_id, &mut data).await?;
     Ok(CursorPage::new(data, next))
 }
 

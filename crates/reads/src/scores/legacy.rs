@@ -59,7 +59,7 @@ pub struct Score {
     pub comment: Option<String>,
     pub config_id: Option<String>,
     pub queue_id: Option<String>,
-    /// Structures as JSON, other values as the text they were.
+    /// Each value parsed when it is JSON (`"0"` → 0), else the text it is (`render::metadata_value`).
     #[schema(value_type = Object)]
     pub metadata: Value,
     /// The number (1 or 0 for BOOLEAN, the category's number for CATEGORICAL); absent for the text

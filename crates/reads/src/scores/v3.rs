@@ -54,7 +54,7 @@ pub struct ScoreV3 {
 pub struct ScoreDetails {
     pub comment: Option<String>,
     pub config_id: Option<String>,
-    /// The score's metadata: structures as JSON, other values as the text they were.
+    /// The score's metadata, each value parsed when it is JSON (`render::metadata_value`).
     #[schema(value_type = Object, required = false)]
     pub metadata: Value,
 }

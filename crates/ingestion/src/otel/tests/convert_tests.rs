@@ -37,7 +37,8 @@ fn roots_are_spans_without_parent_or_forced() {
     assert!(!one(span("not", vec![s("langfuse.internal.as_root", "false")])).is_root);
     let root_span = one(root("My Root", vec![]));
     assert_eq!(root_span.event.trace_name, "My Root", "a root names its trace by default");
-    assert_eq!(root_span.trace.name.as_deref(), Some("My Root"));
+    assert_eq!(root_span.trace.name, None, "its own name only implies the trace's");
+    assert_eq!(root_span.trace.implied.name.as_deref(), Some("My Root"));
 }
 
 #[test]

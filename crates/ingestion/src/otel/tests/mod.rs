@@ -2,7 +2,7 @@
 //! OTLP request in the SDK captures, and a no-panic property for the decoder.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-pub(super) mod build;
+pub(crate) mod build;
 mod convert_tests;
 mod decode_tests;
 mod depth_tests;

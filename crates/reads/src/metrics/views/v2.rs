@@ -83,22 +83,30 @@ const OBSERVATION_MEASURES: &[Measure] = &[
     measure("countScores", "sc_n + if(parent_span_id = '', st_n, 0)").via(&[Relation::Scores]),
 ];
 
-/// The trace of a score (through `trace_id`): its root observation, or while the root has not
-/// arrived any of its observations, which all carry the trace's name, user, session, tags and
-/// release. The version and the `t_root_` columns are the root's alone.
+/// The trace of a score (through `trace_id`): the trace's name, user, session and tags resolved
+/// across all of its observations (`crate::trace_values`: a stated name over the root's own, the
+/// newest user and session any span stated, every span's tags), on the row of its root observation
+/// (while the root has not arrived, of its earliest observation), whose release, version and
+/// `t_root_` columns are that row's alone.
 const SCORE_TRACE: Join = Join {
     relation: Relation::Trace,
-    sql: " LEFT ANY JOIN (SELECT trace_id AS t_trace_id, trace_name AS t_name, user_id AS t_user_id, \
-          session_id AS t_session_id, tags AS t_tags, release AS t_release, \
+    sql: concat!(
+        " LEFT ANY JOIN (SELECT trace_id AS t_trace_id, ifNull(",
+        resolved_trace_name!(" OVER w"),
+        ", '') AS t_name, argMaxIf(user_id, event_ts, user_id != '') OVER w AS t_user_id, \
+          argMaxIf(session_id, event_ts, session_id != '') OVER w AS t_session_id, ",
+        trace_tags!(" OVER w"),
+        " AS t_tags, release AS t_release, \
           if(parent_span_id = '', version, '') AS t_version, if(parent_span_id = '', name, '') AS t_root_name, \
           if(parent_span_id = '', provided_model_name, '') AS t_root_model, \
           if(parent_span_id = '', prompt_name, '') AS t_root_prompt_name, \
           if(parent_span_id = '', prompt_version, NULL) AS t_root_prompt_version \
           FROM (SELECT trace_id, span_id, parent_span_id, start_time, name, version, release, trace_name, user_id, \
-          session_id, tags, provided_model_name, prompt_name, prompt_version, is_deleted FROM events_core \
+          session_id, tags, provided_model_name, prompt_name, prompt_version, event_ts, is_deleted FROM events_core \
           WHERE {project} AND trace_id IN (SELECT trace_id FROM scores WHERE {where}) \
-          {newest_by_span_id}) WHERE is_deleted = 0 \
-          ORDER BY parent_span_id = '' DESC, start_time ASC LIMIT 1 BY trace_id) AS tr ON tr.t_trace_id = s.trace_id",
+          {newest_by_span_id}) WHERE is_deleted = 0 WINDOW w AS (PARTITION BY trace_id) \
+          ORDER BY parent_span_id = '' DESC, start_time ASC LIMIT 1 BY trace_id) AS tr ON tr.t_trace_id = s.trace_id"
+    ),
 };
 
 const SCORE_OBSERVATION: Join = Join {
