@@ -71,7 +71,8 @@ pub struct ConvertedSpan {
 /// value that cannot be read is left out of its field, and unknown attributes are kept as
 /// metadata.
 pub fn convert(request: &ExportTraceServiceRequest, context: &ConvertContext) -> Vec<ConvertedSpan> {
-    let mut converted = Vec::new();
+    let spans = request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
+    let mut converted = Vec::with_capacity(spans);
     for resource_spans in &request.resource_spans {
         let resource = ResourceView::new(resource_spans.resource.as_ref().map(|r| r.attributes.as_slice()));
         for scope_spans in &resource_spans.scope_spans {

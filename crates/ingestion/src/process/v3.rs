@@ -30,6 +30,14 @@ impl V3Updates {
         self.traces.len() + self.observations.len() + self.scores.len()
     }
 
+    /// Empties the updates, keeping the vectors' capacity (see `Batch::clear`).
+    pub fn clear(&mut self) {
+        self.traces.clear();
+        self.observations.clear();
+        self.scores.clear();
+        self.staged.clear();
+    }
+
     pub fn extend(&mut self, other: V3Updates) {
         self.traces.extend(other.traces);
         self.observations.extend(other.observations);
@@ -43,10 +51,6 @@ impl V3Updates {
         let observations = self.observations.iter().map(|o| (o.project_id.clone(), o.id.clone()));
         let all: Vec<_> = traces.chain(observations).collect();
         self.staged.extend(all);
-    }
-
-    pub fn clear(&mut self) {
-        *self = Self::default();
     }
 }
 
