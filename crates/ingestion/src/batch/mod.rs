@@ -28,6 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub(crate) use check::MAX_ID_LENGTH;
+pub(crate) use usage::openai_usage;
 pub use single::{SingleKind, parse_scores, parse_scores_value, parse_single, parse_single_value};
 pub(crate) use values::js_length;
 
