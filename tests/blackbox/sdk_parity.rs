@@ -11,8 +11,11 @@ use crate::api::Api;
 use crate::apps::run_client;
 
 async fn start() -> Api {
-    Api::start(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"), ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100")])
-        .await
+    Api::start(&[
+        ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
+        ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
+    ])
+    .await
 }
 
 /// A model priced per OpenAI-style usage key, created before the worker loads its prices.
@@ -49,13 +52,17 @@ async fn js_sdk5_keeps_usage_keys_links_each_experiment_item_once_and_hydrates_m
 
     // Item 4: keys as sent, `total` added (the sum of every count), cost per key from the model.
     let generation = &seen["generation"];
-    let (v2, v1) = both_reads(&api, generation["traceId"].as_str().unwrap(), generation["id"].as_str().unwrap()).await;
+    let (v2, v1) =
+        both_reads(&api, generation["traceId"].as_str().unwrap(), generation["id"].as_str().unwrap()).await;
     let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "cached_reads": 2, "total": 17});
     assert_eq!(v2["usageDetails"], usage, "{v2}");
     assert_eq!(v1["usageDetails"], usage, "{v1}");
     for (read, body) in [("v2", &v2), ("v1", &v1)] {
         let costs = &body["costDetails"];
-        assert!(close(&costs["prompt_tokens"], 0.01) && close(&costs["completion_tokens"], 0.01), "{read}: {body}");
+        assert!(
+            close(&costs["prompt_tokens"], 0.01) && close(&costs["completion_tokens"], 0.01),
+            "{read}: {body}"
+        );
         assert!(close(&costs["total"], 0.02) && costs.get("cached_reads").is_none(), "{read}: {body}");
     }
     assert!(close(&v1["calculatedTotalCost"], 0.02), "{v1}");
@@ -66,10 +73,19 @@ async fn js_sdk5_keeps_usage_keys_links_each_experiment_item_once_and_hydrates_m
     let dataset = api.expect(200, Method::GET, "/api/public/v2/datasets/js-exp", None).await;
     let dataset_id = dataset["id"].as_str().unwrap();
     let listed = api
-        .expect(200, Method::GET, &format!("/api/public/dataset-run-items?datasetId={dataset_id}&runName=js-exp-run"), None)
+        .expect(
+            200,
+            Method::GET,
+            &format!("/api/public/dataset-run-items?datasetId={dataset_id}&runName=js-exp-run"),
+            None,
+        )
         .await;
-    let mut linked: Vec<(Value, Value)> =
-        listed["data"].as_array().unwrap().iter().map(|i| (i["datasetItemId"].clone(), i["traceId"].clone())).collect();
+    let mut linked: Vec<(Value, Value)> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["datasetItemId"].clone(), i["traceId"].clone()))
+        .collect();
     linked.sort_by_key(|(item, _)| item.to_string());
     let mut expected: Vec<(Value, Value)> = experiment["items"]
         .as_array()
@@ -109,7 +125,10 @@ async fn python_sdk5_keeps_usage_keys_and_hydrates_dataset_media() {
     let (v2, v1) = both_reads(&api, &trace, &id).await;
     let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "total": 15});
     assert_eq!((&v2["usageDetails"], &v1["usageDetails"]), (&usage, &usage), "{v2}\n{v1}");
-    assert!(close(&v2["costDetails"]["total"], 0.02) && close(&v1["calculatedTotalCost"], 0.02), "{v2}\n{v1}");
+    assert!(
+        close(&v2["costDetails"]["total"], 0.02) && close(&v1["calculatedTotalCost"], 0.02),
+        "{v2}\n{v1}"
+    );
     // The complete OpenAI usage object is what upstream maps to input/output/total; the model has
     // no price for those keys, so no cost.
     let (trace, id) = read("openai_object");

@@ -209,7 +209,10 @@ mod tests {
             ("prompt_tokens".to_owned(), Decimal12::from_f64(0.5).unwrap()),
             ("input".to_owned(), Decimal12::from_f64(100.0).unwrap()),
         ]);
-        let usage = usage_units(&BTreeMap::from([("prompt_tokens".to_owned(), 10), ("completion_tokens".to_owned(), 4)]));
+        let usage = usage_units(&BTreeMap::from([
+            ("prompt_tokens".to_owned(), 10),
+            ("completion_tokens".to_owned(), 4),
+        ]));
         assert_eq!(usage["total"], 14, "a total is added: the sum of every count sent");
         assert_eq!(
             cost(&usage, &prices),

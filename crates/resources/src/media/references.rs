@@ -224,7 +224,8 @@ mod tests {
             "7": tag,
             "~": {"x": tag},
         });
-        let mut paths: Vec<String> = find_in_field("input", &value).into_iter().map(|f| f.json_path).collect();
+        let mut paths: Vec<String> =
+            find_in_field("input", &value).into_iter().map(|f| f.json_path).collect();
         paths.sort();
         assert_eq!(paths, ["$['a.b']['it's']", "$['gallery'][0]", "$['x']", "$[7]"]);
     }
