@@ -242,7 +242,7 @@ async fn legacy_traces_and_v1_datasets_list_their_media_references() {
             .collect()
     };
     assert_eq!(paths(&trace), [(json!("output"), json!("$['answer']"), json!(id))]);
-    assert_eq!(paths(&trace["observations"][0]), [(json!("input"), json!("$[0].content"), json!(id))]);
+    assert_eq!(paths(&trace["observations"][0]), [(json!("input"), json!("$[0]['content']"), json!(id))]);
     let url = trace["observations"][0]["mediaReferences"][0]["media"]["url"].as_str().unwrap();
     assert_eq!(download(url).await, (200, IMAGE.to_vec()));
     let observation = api.expect(200, Method::GET, "/api/public/observations/obs-m", None).await;
