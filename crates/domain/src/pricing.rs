@@ -50,18 +50,6 @@ impl PriceBook {
     }
 }
 
-/// The usage a generation is stored with: the counts the client provided, keys exactly as sent
-/// (`prompt_tokens` stays `prompt_tokens`), plus a `total` — the sum of every provided count — when
-/// the client sent none. Upstream's `getUsageUnits` does the same for both data models.
-pub fn usage_units(provided: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
-    let mut usage = provided.clone();
-    if !usage.is_empty() && !usage.contains_key("total") {
-        let total = provided.values().fold(0u64, |sum, n| sum.saturating_add(*n));
-        usage.insert("total".to_owned(), total);
-    }
-    usage
-}
-
 /// The cost of `usage` at `prices`, as upstream's `calculateUsageCosts` computes it: one entry per
 /// usage key the model has a price for (any key, custom ones too), and `total`: the priced `total`
 /// when the model prices it, the sum of the other entries otherwise.
@@ -209,7 +197,7 @@ mod tests {
             ("prompt_tokens".to_owned(), Decimal12::from_f64(0.5).unwrap()),
             ("input".to_owned(), Decimal12::from_f64(100.0).unwrap()),
         ]);
-        let usage = usage_units(&BTreeMap::from([
+        let usage = crate::usage::usage_units(&BTreeMap::from([
             ("prompt_tokens".to_owned(), 10),
             ("completion_tokens".to_owned(), 4),
         ]));
@@ -227,13 +215,6 @@ mod tests {
             ("total".to_owned(), Decimal12::from_f64(1.0).unwrap()),
         ]);
         assert_eq!(cost(&usage, &with_total)["total"], Decimal12::from_f64(14.0).unwrap());
-    }
-
-    #[test]
-    fn usage_units_keep_a_sent_total_and_add_none_to_nothing() {
-        let sent = BTreeMap::from([("input".to_owned(), 3), ("total".to_owned(), 99)]);
-        assert_eq!(usage_units(&sent), sent);
-        assert!(usage_units(&BTreeMap::new()).is_empty());
     }
 
     #[test]

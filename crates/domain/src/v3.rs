@@ -221,11 +221,11 @@ impl ObservationRecord {
     }
 
     /// The usage as the SDK provided it, keys as sent, with a `total` added when it sent none
-    /// (`pricing::usage_units`), and the cost as provided; `total_cost` is the `total` entry, or
+    /// (`usage::usage_units`), and the cost as provided; `total_cost` is the `total` entry, or
     /// the sum of the others when the SDK sent parts only. The worker then prices a generation that
     /// sent usage without cost (`pricing::Pricer::price_observation`).
     fn settle_usage_and_cost(&mut self) {
-        self.usage_details = crate::pricing::usage_units(&self.provided_usage_details);
+        self.usage_details = crate::usage::usage_units(&self.provided_usage_details);
         self.cost_details.clone_from(&self.provided_cost_details);
         self.total_cost = match self.cost_details.get("total") {
             Some(total) => Some(*total),
