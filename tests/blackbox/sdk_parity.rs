@@ -143,3 +143,54 @@ async fn python_sdk5_keeps_usage_keys_and_hydrates_dataset_media() {
         "{seen}"
     );
 }
+
+/// The other order of issue 17's item 5: the worker records the run item from the experiment
+/// spans first, then the SDK posts it for the same trace; the POST answers the existing item.
+#[tokio::test]
+async fn a_run_item_posted_after_the_spans_were_linked_is_the_same_item() {
+    let api = start().await;
+    let worker = api.worker().await;
+    let dataset =
+        api.expect(200, Method::POST, "/api/public/v2/datasets", Some(&json!({"name": "order"}))).await;
+    let dataset_id = dataset["id"].as_str().unwrap().to_owned();
+    let item = json!({"datasetName": "order", "id": "order-1", "input": {"q": 1}});
+    api.expect(200, Method::POST, "/api/public/dataset-items", Some(&item)).await;
+
+    // The spans of an SDK 5 experiment item: its root span marked as the item's root.
+    let (trace_id, span_id) = ("5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174");
+    let start = chrono::Utc::now().timestamp_nanos_opt().unwrap();
+    let text = |key: &str, value: &str| json!({"key": key, "value": {"stringValue": value}});
+    let export = json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "langfuse-sdk"}, "spans": [{
+        "traceId": trace_id, "spanId": span_id, "name": "experiment-item-run",
+        "startTimeUnixNano": start.to_string(), "endTimeUnixNano": (start + 1_000_000).to_string(),
+        "attributes": [
+            text("langfuse.experiment.id", "exp-1"),
+            text("langfuse.experiment.name", "order-run"),
+            text("langfuse.experiment.dataset.id", &dataset_id),
+            text("langfuse.experiment.item.id", "order-1"),
+            text("langfuse.experiment.item.root_observation_id", span_id),
+        ],
+    }]}]}]});
+    let response = crate::apps::http()
+        .post(format!("{}/api/public/otel/v1/traces", api.web.base_url))
+        .header("Authorization", &api.key)
+        .json(&export)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    worker.drained().await;
+    let list = format!("/api/public/dataset-run-items?datasetId={dataset_id}&runName=order-run");
+    let recorded = api.until(&list, |body| body["meta"]["totalItems"] == 1).await;
+    let recorded = &recorded["data"][0];
+    assert_eq!((&recorded["traceId"], &recorded["observationId"]), (&json!(trace_id), &json!(span_id)));
+
+    let posted = json!({"runName": "order-run", "datasetItemId": "order-1", "traceId": trace_id, "observationId": span_id});
+    let answer = api.expect(200, Method::POST, "/api/public/dataset-run-items", Some(&posted)).await;
+    assert_eq!(answer["id"], recorded["id"], "the item the worker recorded: {answer}");
+    // Posted again (an SDK retry), still that one item.
+    let again = api.expect(200, Method::POST, "/api/public/dataset-run-items", Some(&posted)).await;
+    assert_eq!(again["id"], recorded["id"]);
+    let listed = api.expect(200, Method::GET, &list, None).await;
+    assert_eq!(listed["meta"]["totalItems"], 1, "{listed}");
+}
