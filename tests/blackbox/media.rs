@@ -119,7 +119,7 @@ async fn s3_uploads_go_to_the_bucket_through_presigned_urls() {
     assert_eq!(references.len(), 1, "unknown media is left out: {fetched}");
     assert_eq!(
         (references[0]["field"].clone(), references[0]["jsonPath"].clone()),
-        (json!("input"), json!("$.picture"))
+        (json!("input"), json!("$['picture']"))
     );
     assert_eq!(references[0]["referenceString"], reference);
     assert_eq!(references[0]["media"]["contentLength"], IMAGE.len());
@@ -241,8 +241,8 @@ async fn legacy_traces_and_v1_datasets_list_their_media_references() {
             .map(|r| (r["field"].clone(), r["jsonPath"].clone(), r["media"]["mediaId"].clone()))
             .collect()
     };
-    assert_eq!(paths(&trace), [(json!("output"), json!("$.answer"), json!(id))]);
-    assert_eq!(paths(&trace["observations"][0]), [(json!("input"), json!("$[0].content"), json!(id))]);
+    assert_eq!(paths(&trace), [(json!("output"), json!("$['answer']"), json!(id))]);
+    assert_eq!(paths(&trace["observations"][0]), [(json!("input"), json!("$[0]['content']"), json!(id))]);
     let url = trace["observations"][0]["mediaReferences"][0]["media"]["url"].as_str().unwrap();
     assert_eq!(download(url).await, (200, IMAGE.to_vec()));
     let observation = api.expect(200, Method::GET, "/api/public/observations/obs-m", None).await;

@@ -481,7 +481,8 @@ async fn python_sdk_reads_back_what_it_sent() {
     assert_eq!(read["names"], json!(["read-generation", "read-root"]));
     assert_eq!(read["without_range"], 2);
     assert_eq!(read["generation_type"], "GENERATION");
-    assert_eq!(read["generation_usage"], json!({"input": 10, "output": 5}));
+    // As upstream: the usage sent, plus a `total` (their sum) since none was sent.
+    assert_eq!(read["generation_usage"], json!({"input": 10, "output": 5, "total": 15}));
     assert_eq!(read["generation_user"], "read-user");
     assert_eq!(read["score"], json!({"name": "read-quality", "value": 0.75, "kind": "trace"}));
     let generation_row =

@@ -29,7 +29,8 @@ pub struct ExperimentLink {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Linked {
     pub created: usize,
-    /// Already linked by an earlier delivery of the same spans.
+    /// Already linked: by an earlier delivery of the same spans, or by the SDK posting the run item
+    /// for the same trace itself.
     pub existing: usize,
     /// Naming a dataset item this project does not have (deleted, archived, or never created).
     pub unknown_items: usize,

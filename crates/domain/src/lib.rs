@@ -11,4 +11,5 @@ pub mod experiment;
 pub mod pricing;
 pub mod score_config;
 pub mod sdk;
+pub mod usage;
 pub mod v3;

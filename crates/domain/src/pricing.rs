@@ -50,8 +50,9 @@ impl PriceBook {
     }
 }
 
-/// The cost of `usage` at `prices`: one entry per usage type that has a price, plus `total`, their
-/// sum. A model priced only by `total` prices the usage's `total`.
+/// The cost of `usage` at `prices`, as upstream's `calculateUsageCosts` computes it: one entry per
+/// usage key the model has a price for (any key, custom ones too), and `total`: the priced `total`
+/// when the model prices it, the sum of the other entries otherwise.
 pub fn cost(
     usage: &BTreeMap<String, u64>,
     prices: &BTreeMap<String, Decimal12>,
@@ -61,13 +62,9 @@ pub fn cost(
     };
     let mut costs: BTreeMap<String, Decimal12> = usage
         .iter()
-        .filter(|(kind, _)| kind.as_str() != "total")
         .filter_map(|(kind, units)| Some((kind.clone(), priced(*units, *prices.get(kind)?)?)))
         .collect();
-    if costs.is_empty() {
-        if let (Some(units), Some(price)) = (usage.get("total"), prices.get("total")) {
-            costs.extend(priced(*units, *price).map(|c| ("total".to_owned(), c)));
-        }
+    if costs.is_empty() || costs.contains_key("total") {
         return costs;
     }
     let total = costs.values().try_fold(0i64, |sum, c| sum.checked_add(c.0));
@@ -190,6 +187,34 @@ mod tests {
             cost(&usage, &by_total),
             BTreeMap::from([("total".to_owned(), Decimal12::from_f64(1.2).unwrap())])
         );
+    }
+
+    /// Keys are priced as sent: a model priced by `prompt_tokens` prices that key, and a key the
+    /// model has no price for costs nothing (issue 17).
+    #[test]
+    fn any_usage_key_is_priced_by_the_price_of_that_key() {
+        let prices = BTreeMap::from([
+            ("prompt_tokens".to_owned(), Decimal12::from_f64(0.5).unwrap()),
+            ("input".to_owned(), Decimal12::from_f64(100.0).unwrap()),
+        ]);
+        let usage = crate::usage::usage_units(&BTreeMap::from([
+            ("prompt_tokens".to_owned(), 10),
+            ("completion_tokens".to_owned(), 4),
+        ]));
+        assert_eq!(usage["total"], 14, "a total is added: the sum of every count sent");
+        assert_eq!(
+            cost(&usage, &prices),
+            BTreeMap::from([
+                ("prompt_tokens".to_owned(), Decimal12::from_f64(5.0).unwrap()),
+                ("total".to_owned(), Decimal12::from_f64(5.0).unwrap()),
+            ])
+        );
+        // A model that prices `total` too: that is the total cost, not the sum (as upstream).
+        let with_total = BTreeMap::from([
+            ("prompt_tokens".to_owned(), Decimal12::from_f64(0.5).unwrap()),
+            ("total".to_owned(), Decimal12::from_f64(1.0).unwrap()),
+        ]);
+        assert_eq!(cost(&usage, &with_total)["total"], Decimal12::from_f64(14.0).unwrap());
     }
 
     #[test]

@@ -269,11 +269,12 @@ impl ObservationRecord {
         self.settle_usage_and_cost();
     }
 
-    /// The usage and cost as the SDK provided them; `total_cost` is the `total` entry, or the sum
-    /// of the others when the SDK sent parts only. The worker then prices a generation that sent
-    /// usage without cost (`pricing::Pricer::price_observation`).
+    /// The usage as the SDK provided it, keys as sent, with a `total` added when it sent none
+    /// (`usage::usage_units`), and the cost as provided; `total_cost` is the `total` entry, or
+    /// the sum of the others when the SDK sent parts only. The worker then prices a generation that
+    /// sent usage without cost (`pricing::Pricer::price_observation`).
     fn settle_usage_and_cost(&mut self) {
-        self.usage_details.clone_from(&self.provided_usage_details);
+        self.usage_details = crate::usage::usage_units(&self.provided_usage_details);
         self.cost_details.clone_from(&self.provided_cost_details);
         self.total_cost = match self.cost_details.get("total") {
             Some(total) => Some(*total),
@@ -459,7 +460,9 @@ mod tests {
             ..Default::default()
         }
         .into_record();
-        assert_eq!(record.usage_details, record.provided_usage_details);
+        let with_total: BTreeMap<String, u64> =
+            [("input".to_owned(), 10), ("output".to_owned(), 20), ("total".to_owned(), 30)].into();
+        assert_eq!(record.usage_details, with_total, "a total is added to what was sent");
         assert_eq!(record.cost_details, record.provided_cost_details);
         assert_eq!(record.total_cost, Some(Decimal12(3)));
         let without = ObservationUpdate { id: "o".into(), ..Default::default() }.into_record();

@@ -29,6 +29,7 @@ use serde_json::Value;
 
 pub(crate) use check::MAX_ID_LENGTH;
 pub use single::{SingleKind, parse_scores, parse_scores_value, parse_single, parse_single_value};
+pub(crate) use usage::openai_usage;
 pub(crate) use values::js_length;
 
 /// Who sent a request, and how this server is configured to take it.

@@ -96,9 +96,14 @@ fn legacy_usage(check: &mut Check<'_>) -> Option<Legacy> {
 /// The union upstream validates `usageDetails` with, first match wins: the strict OpenAI Chat
 /// Completions shape, the strict OpenAI Responses shape, then a free-form record of counts.
 pub fn usage_details(object: &Map<String, Value>) -> Usage {
-    openai_shape(object, CHAT_COMPLETIONS)
-        .or_else(|| openai_shape(object, RESPONSES))
-        .unwrap_or_else(|| free_form(object))
+    openai_usage(object).unwrap_or_else(|| free_form(object))
+}
+
+/// The usage of an exact OpenAI Chat Completions or Responses usage object, `None` for anything
+/// else (whose keys are then kept as sent). OTLP's `langfuse.observation.usage_details` goes
+/// through the same union upstream, so the OTel mapping uses this too.
+pub(crate) fn openai_usage(object: &Map<String, Value>) -> Option<Usage> {
+    openai_shape(object, CHAT_COMPLETIONS).or_else(|| openai_shape(object, RESPONSES))
 }
 
 /// `{<in>, <out>, total_tokens, <in>_details?, <out>_details?}` and nothing else, all counts

@@ -266,7 +266,7 @@ fn convert_span(
         model_id: String::new(),
         provided_model_name: mapping::model_name(&attributes).unwrap_or_default(),
         model_parameters: mapping::model_parameters(&attributes, &scope.name),
-        usage_details: provided_usage_details.clone(),
+        usage_details: domain::usage::usage_units(&provided_usage_details),
         provided_usage_details,
         cost_details: provided_cost_details.clone(),
         provided_cost_details,

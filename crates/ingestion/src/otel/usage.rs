@@ -58,49 +58,16 @@ fn count(value: &Value) -> Option<u64> {
     number(value).filter(|f| *f >= 0.0).map(|f| f.trunc() as u64)
 }
 
-/// Usage JSON as the server validates it (reference/public-api.md §2.3): the OpenAI Chat Completions or
-/// Responses shape is mapped to `input`/`output`/`total` plus `input_<detail>`/`output_<detail>`,
-/// with the details subtracted from the totals; anything else is a free-form record of counts.
+/// Usage JSON (`langfuse.observation.usage_details`) through the union upstream validates it with
+/// (reference/public-api.md §2.3): the exact OpenAI Chat Completions or Responses usage object —
+/// all three counts, no other keys — is mapped to `input`/`output`/`total` plus
+/// `input_<detail>`/`output_<detail>` (the details subtracted); anything else is a free-form
+/// record of counts whose keys are kept as sent, so `{"prompt_tokens": 10, "completion_tokens": 5}`
+/// stays under those names (issue 17) and is priced by the model's prices for those keys.
 pub fn normalise_usage(value: &Value) -> Usage {
     let Value::Object(object) = value else { return Usage::new() };
-    openai_shape(object, ["prompt_tokens", "completion_tokens", "total_tokens"])
-        .or_else(|| openai_shape(object, ["input_tokens", "output_tokens", "total_tokens"]))
+    crate::batch::openai_usage(object)
         .unwrap_or_else(|| object.iter().filter_map(|(k, v)| Some((k.clone(), count(v)?))).collect())
-}
-
-/// Upstream requires the exact OpenAI shape (all three counts, no other keys). This accepts the
-/// shape with any of the counts missing too, so `{"prompt_tokens": 3}` is stored as `input`
-/// rather than under a key no price matches.
-fn openai_shape(object: &Map<String, Value>, [input, output, total]: [&str; 3]) -> Option<Usage> {
-    let input_details = format!("{input}_details");
-    let output_details = format!("{output}_details");
-    let allowed = [input, output, total, input_details.as_str(), output_details.as_str()];
-    if !object.contains_key(input) && !object.contains_key(output) {
-        return None;
-    }
-    if !object.keys().all(|k| allowed.contains(&k.as_str())) {
-        return None;
-    }
-    let mut usage = Usage::new();
-    for (side, count_key, details_key) in
-        [("input", input, &input_details), ("output", output, &output_details)]
-    {
-        let mut remaining = object.get(count_key).and_then(count);
-        if let Some(Value::Object(details)) = object.get(details_key.as_str()) {
-            for (detail, value) in details {
-                let Some(n) = count(value) else { continue };
-                usage.insert(format!("{side}_{detail}"), n);
-                remaining = remaining.map(|r| r.saturating_sub(n));
-            }
-        }
-        if let Some(n) = remaining {
-            usage.insert(side.to_owned(), n);
-        }
-    }
-    if let Some(n) = object.get(total).and_then(count) {
-        usage.insert("total".to_owned(), n);
-    }
-    Some(usage)
 }
 
 /// Every `gen_ai.usage.*` (but the cost) and `llm.token_count.*` attribute, with the OpenAI-style

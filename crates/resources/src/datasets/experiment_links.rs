@@ -2,7 +2,9 @@
 //! `POST /dataset-run-items`: it only marks each item's root span with `langfuse.experiment.*`
 //! attributes. While the v3 tables are written (legacy and dual), the worker turns those marks into
 //! the same run and run item a v3 SDK would have created, so the deprecated run reads, and the v4
-//! backfill that enriches spans from run items, see experiments of every SDK generation.
+//! backfill that enriches spans from run items, see experiments of every SDK generation. A run
+//! item the SDK posted itself for the same trace (the JS SDK's runner does both) is that link:
+//! a run has one item per (run, dataset item, trace).
 
 use serde_json::Value;
 use sqlx::PgPool;
@@ -11,7 +13,7 @@ use storage::clickhouse::ClickHouse;
 use super::clickhouse::{RunItemRow, insert_run_item};
 use super::items::active_at;
 use super::run_item::RunItem;
-use super::run_items::{RunFields, insert_item, sha256_hex, upsert_run};
+use super::run_items::{RunFields, insert_item, linked_item, sha256_hex, upsert_run};
 use crate::{Error, Result};
 
 pub use domain::experiment::{ExperimentLink, Linked};
@@ -50,6 +52,8 @@ pub async fn link_experiment_items(
             created_at: Some(link.created_at),
         };
         let run = upsert_run(&mut tx, project, &item.dataset_id, fields).await?;
+        // One run item per (run, dataset item, trace): the SDK may have posted it already.
+        let linked_before = linked_item(&mut tx, project, &run.id, &item.id, &link.trace_id).await?;
         let mut stored = RunItem {
             id: run_item_id(link, &run.id),
             dataset_run_id: run.id.clone(),
@@ -60,16 +64,22 @@ pub async fn link_experiment_items(
             created_at: link.created_at,
             updated_at: link.created_at,
         };
-        match insert_item(&mut tx, project, &item, &stored, Some(link.created_at)).await? {
-            Some(created_at) => {
-                stored.created_at = created_at;
-                stored.updated_at = created_at;
-                linked.created += 1;
+        if let Some(before) = linked_before {
+            stored = before;
+            linked.existing += 1;
+        } else {
+            match insert_item(&mut tx, project, &item, &stored, Some(link.created_at)).await? {
+                Some(created_at) => {
+                    stored.created_at = created_at;
+                    stored.updated_at = created_at;
+                    linked.created += 1;
+                }
+                None => linked.existing += 1,
             }
-            None => linked.existing += 1,
         }
-        // Written again for an existing link too: a crash between the two stores may have left
-        // only the PostgreSQL row, and the replacing table keeps one copy either way.
+        // Written again for an existing link too (under that item's id): a crash between the two
+        // stores may have left only the PostgreSQL row, and the replacing table keeps one copy
+        // either way.
         let row = RunItemRow::new(project, &stored, &item, run.description, &run.metadata.0, run.created_at);
         insert_run_item(clickhouse, row).await?;
         tx.commit().await?;

@@ -155,6 +155,32 @@ pub(crate) async fn upsert_run(
         .await?)
 }
 
+/// The run item that already links the dataset item to the trace in the run, if any. A run has one
+/// item per (run, dataset item, trace), whoever records it first: the JS SDK's experiment runner
+/// both posts the run item and marks its spans with the experiment attributes the worker records
+/// (`experiment_links`), and the two must not become two items. Called after [`upsert_run`] in
+/// the same transaction: the run row it locks serialises the two writers, so the second sees the
+/// first's committed item.
+pub(crate) async fn linked_item(
+    tx: &mut PgConnection,
+    project: &str,
+    run_id: &str,
+    dataset_item_id: &str,
+    trace_id: &str,
+) -> Result<Option<RunItem>> {
+    let sql = format!(
+        "{SELECT} WHERE i.project_id = $1 AND i.dataset_run_id = $2 AND i.dataset_item_id = $3 \
+         AND i.trace_id = $4 ORDER BY i.created_at, i.id LIMIT 1"
+    );
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(run_id)
+        .bind(dataset_item_id)
+        .bind(trace_id)
+        .fetch_optional(tx)
+        .await?)
+}
+
 /// Inserts a run item row; `None` when its id is already stored (a re-delivered link).
 pub(crate) async fn insert_item(
     tx: &mut PgConnection,
@@ -218,6 +244,12 @@ pub async fn create_run_item(
         created_at,
     };
     let run = upsert_run(&mut tx, project, &item.dataset_id, fields).await?;
+    // The item is already in the run for this trace (posted before, or recorded from the
+    // experiment spans): the same item, not a second one.
+    if let Some(existing) = linked_item(&mut tx, project, &run.id, &item.id, &trace_id).await? {
+        tx.commit().await?;
+        return Ok(existing.into_body());
+    }
     let mut stored = RunItem {
         id: uuid::Uuid::new_v4().to_string(),
         dataset_run_id: run.id.clone(),

@@ -55,10 +55,26 @@ fn scan(field: &'static str, value: &Value, path: String, found: &mut Vec<Found>
         }
         Value::Object(entries) => {
             for (key, item) in entries {
-                scan(field, item, format!("{path}.{key}"), found);
+                scan(field, item, child_path(&path, key), found);
             }
         }
         _ => {}
+    }
+}
+
+/// The path of an object's member in the normalized, bracket-only form upstream's
+/// `findMediaReferences` reports (jsonpath-plus `toPathString`) and the SDKs parse back to set a
+/// resolved value (Python SDK 5 `_utils/json_path.py`): `$['gallery'][0]`, never `$.gallery[0]`.
+/// Keys are quoted without escaping; a key of digits (or `*`) is written unquoted like an index,
+/// and the pseudo-segments `~`, `^` and `@…()` are left out, as jsonpath-plus writes them.
+fn child_path(path: &str, key: &str) -> String {
+    let pseudo = key == "~" || key == "^" || (key.starts_with('@') && key.ends_with("()"));
+    if pseudo {
+        path.to_owned()
+    } else if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit() || b == b'*') {
+        format!("{path}[{key}]")
+    } else {
+        format!("{path}['{key}']")
     }
 }
 
@@ -70,7 +86,7 @@ pub struct MediaReference {
     pub field: &'static str,
     /// The whole tag, `@@@langfuseMedia:type=…|id=…|source=…@@@`.
     pub reference_string: String,
-    /// Where in the field the string holding it is, e.g. `$.messages[0].content`.
+    /// Where in the field the string holding it is, e.g. `$['messages'][0]['content']`.
     pub json_path: String,
     pub media: ReferencedMedia,
 }
@@ -190,11 +206,27 @@ mod tests {
         });
         let found = find_in(&item, ITEM_FIELDS);
         assert_eq!(found.len(), 2, "a tag without id is not a reference: {found:?}");
-        assert_eq!((found[0].field, found[0].json_path.as_str()), ("input", "$.messages[0].content"));
+        assert_eq!((found[0].field, found[0].json_path.as_str()), ("input", "$['messages'][0]['content']"));
         assert_eq!(
             (found[1].field, found[1].json_path.as_str(), found[1].media_id.as_str()),
             ("expectedOutput", "$", "abc")
         );
         assert_eq!(found[1].reference, tag);
+    }
+
+    /// The paths are the bracket-normalized ones the SDKs parse (jsonpath-plus `toPathString`).
+    #[test]
+    fn paths_are_bracket_normalized() {
+        let tag = "@@@langfuseMedia:type=image/png|id=abc|source=bytes@@@";
+        let value = json!({
+            "gallery": [tag],
+            "a.b": {"it's": tag},
+            "7": tag,
+            "~": {"x": tag},
+        });
+        let mut paths: Vec<String> =
+            find_in_field("input", &value).into_iter().map(|f| f.json_path).collect();
+        paths.sort();
+        assert_eq!(paths, ["$['a.b']['it's']", "$['gallery'][0]", "$['x']", "$[7]"]);
     }
 }

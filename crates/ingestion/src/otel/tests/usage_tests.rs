@@ -23,7 +23,13 @@ fn openai_chat_completions_shape() {
         ("total", 120),
     ]);
     assert_eq!(normalise_usage(&value), expected);
-    assert_eq!(normalise_usage(&json!({"prompt_tokens": 3})), usage(&[("input", 3)]));
+    // Only the exact shape is mapped (upstream's strict schema): without `total_tokens` the keys
+    // are kept as sent (issue 17).
+    assert_eq!(normalise_usage(&json!({"prompt_tokens": 3})), usage(&[("prompt_tokens", 3)]));
+    assert_eq!(
+        normalise_usage(&json!({"prompt_tokens": 10, "completion_tokens": 5})),
+        usage(&[("completion_tokens", 5), ("prompt_tokens", 10)])
+    );
 }
 
 #[test]
