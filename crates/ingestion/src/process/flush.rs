@@ -188,7 +188,9 @@ impl Processor {
     /// One insert of some rows into every table they belong in, then their experiment links. A
     /// panic while writing is caught and reported as a refusal of these rows.
     async fn write(&self, rows: Rows<'_>, enrichment: &Enrichment) -> Result<(), Failure> {
-        let written = std::panic::AssertUnwindSafe(self.write_rows(&rows, enrichment)).catch_unwind().await;
+        // Boxed: the concurrent inserts make a large future, which stays off the loop's stack.
+        let written =
+            std::panic::AssertUnwindSafe(Box::pin(self.write_rows(&rows, enrichment))).catch_unwind().await;
         match written {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) if error.is_unavailable() => Err(Failure::Transient(error.to_string())),
