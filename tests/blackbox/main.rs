@@ -13,6 +13,7 @@ mod durability;
 mod fixtures;
 mod freshness;
 mod hostile;
+mod identity;
 mod ingest_otlp;
 mod ingest_rows;
 mod js_sdk;

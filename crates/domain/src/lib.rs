@@ -8,6 +8,7 @@ pub mod auth;
 pub mod config;
 pub mod event;
 pub mod experiment;
+pub mod identity;
 pub mod pricing;
 pub mod score_config;
 pub mod sdk;

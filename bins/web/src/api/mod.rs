@@ -3,6 +3,8 @@
 //! every route is in the OpenAPI document (`openapi.rs`) as it is mounted.
 
 mod admin;
+mod admin_organizations;
+mod api_keys;
 mod batch;
 mod body;
 mod comments;
@@ -39,6 +41,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(health::routes())
         .merge(projects::routes())
         .merge(admin::routes())
+        .merge(admin_organizations::routes())
+        .merge(api_keys::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())
