@@ -21,6 +21,7 @@ mod legacy_endpoints;
 mod lifecycle;
 mod media;
 mod models;
+mod project_deletion;
 mod prometheus;
 mod prompts;
 mod proxy;

@@ -84,6 +84,12 @@ pub async fn delete(
     }
     let keys = crate::api_keys::project_public_keys(connection, project_id).await?;
     sqlx::query("DELETE FROM projects WHERE id = $1").bind(project_id).execute(&mut *connection).await?;
+    // The one table naming a project without a foreign key (a dead letter may name a project that
+    // never existed).
+    sqlx::query("DELETE FROM ingestion_dead_letters WHERE project_id = $1")
+        .bind(project_id)
+        .execute(&mut *connection)
+        .await?;
     crate::project_deletions::request(connection, project_id, org_id).await?;
     Ok(Some(keys))
 }

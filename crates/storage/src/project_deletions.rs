@@ -46,23 +46,26 @@ pub async fn get(pool: &PgPool, project_id: &str) -> Result<Option<ProjectDeleti
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project_id).fetch_optional(pool).await?)
 }
 
-/// Takes the oldest unfinished deletion for this worker: a pending one, a failed one due for
-/// another attempt, or a running one whose worker has not reported for `stale_after` (it died).
+/// Takes the oldest unfinished deletion for this worker: a pending one, a failed one not tried for
+/// `retry_after`, or a running one whose worker has not reported for `stale_after` (it died).
 pub async fn claim(
     pool: &PgPool,
     steps_total: i32,
+    retry_after: chrono::Duration,
     stale_after: chrono::Duration,
 ) -> Result<Option<ProjectDeletion>> {
     let sql = format!(
         "UPDATE project_deletions SET status = 'running', attempts = attempts + 1, steps_total = $1, \
              updated_at = now() \
          WHERE project_id = (SELECT project_id FROM project_deletions \
-             WHERE status = 'pending' OR (status IN ('running', 'failed') AND updated_at < now() - $2) \
+             WHERE status = 'pending' OR (status = 'failed' AND updated_at < now() - $2) \
+                 OR (status = 'running' AND updated_at < now() - $3) \
              ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED) \
          RETURNING {COLUMNS}"
     );
     Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(steps_total)
+        .bind(retry_after)
         .bind(stale_after)
         .fetch_optional(pool)
         .await?)

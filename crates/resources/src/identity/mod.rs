@@ -5,6 +5,7 @@
 //! transaction that makes the change.
 
 pub mod bodies;
+pub mod deletion;
 pub mod keys;
 pub mod organizations;
 pub mod projects;
