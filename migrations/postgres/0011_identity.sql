@@ -20,7 +20,9 @@ CREATE UNIQUE INDEX users_email_idx ON users (lower(email));
 CREATE TABLE organization_memberships (
     org_id      TEXT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
     user_id     TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-    role        TEXT NOT NULL CHECK (role IN ('OWNER', 'ADMIN', 'MEMBER', 'VIEWER')),
+    -- NONE: in the organization (e.g. provisioned by SCIM) but with access to no project unless a
+    -- project role grants it
+    role        TEXT NOT NULL CHECK (role IN ('OWNER', 'ADMIN', 'MEMBER', 'VIEWER', 'NONE')),
     created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
     updated_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (org_id, user_id)

@@ -10,15 +10,15 @@ use serde_json::{Value, json};
 
 use crate::apps::{ADMIN_KEY, App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, run_client_with};
 
-fn basic(public_key: &str, secret_key: &str) -> String {
+pub fn basic(public_key: &str, secret_key: &str) -> String {
     format!("Basic {}", STANDARD.encode(format!("{public_key}:{secret_key}")))
 }
 
-fn admin() -> String {
+pub fn admin() -> String {
     format!("Bearer {ADMIN_KEY}")
 }
 
-async fn call(app: &App, method: &str, path: &str, auth: &str, body: Option<Value>) -> (u16, Value) {
+pub async fn call(app: &App, method: &str, path: &str, auth: &str, body: Option<Value>) -> (u16, Value) {
     let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
     let mut request =
         crate::apps::http().request(method, format!("{}{path}", app.base_url)).header("Authorization", auth);
@@ -31,7 +31,7 @@ async fn call(app: &App, method: &str, path: &str, auth: &str, body: Option<Valu
     (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
-async fn web(env: &std::collections::BTreeMap<String, String>) -> App {
+pub async fn web(env: &std::collections::BTreeMap<String, String>) -> App {
     let mut env = env.clone();
     // Each web of a test needs its own gRPC port.
     env.insert("LANGFUSE_OTEL_GRPC_PORT".into(), free_port().to_string());
@@ -41,13 +41,13 @@ async fn web(env: &std::collections::BTreeMap<String, String>) -> App {
 }
 
 /// An organization made through the admin API, and an organization key for it.
-struct Org {
-    id: String,
-    key: String,
-    key_id: String,
+pub struct Org {
+    pub id: String,
+    pub key: String,
+    pub key_id: String,
 }
 
-async fn organization(app: &App, name: &str) -> Org {
+pub async fn organization(app: &App, name: &str) -> Org {
     let (status, org) =
         call(app, "POST", "/api/admin/organizations", &admin(), Some(json!({"name": name}))).await;
     assert_eq!(status, 201, "{org}");
@@ -65,7 +65,7 @@ async fn organization(app: &App, name: &str) -> Org {
     }
 }
 
-async fn project(app: &App, org: &Org, name: &str) -> String {
+pub async fn project(app: &App, org: &Org, name: &str) -> String {
     let (status, project) =
         call(app, "POST", "/api/public/projects", &org.key, Some(json!({"name": name, "retention": 0})))
             .await;
@@ -79,7 +79,7 @@ async fn project(app: &App, org: &Org, name: &str) -> String {
 }
 
 /// (authorization header, key id) of a new project key.
-async fn project_key(app: &App, org: &Org, project_id: &str) -> (String, String) {
+pub async fn project_key(app: &App, org: &Org, project_id: &str) -> (String, String) {
     let path = format!("/api/public/projects/{project_id}/apiKeys");
     let (status, key) = call(app, "POST", &path, &org.key, Some(json!({"name": "ci"}))).await;
     assert_eq!(status, 201, "{key}");

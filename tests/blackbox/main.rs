@@ -14,6 +14,7 @@ mod fixtures;
 mod freshness;
 mod hostile;
 mod identity;
+mod identity_members;
 mod ingest_otlp;
 mod ingest_rows;
 mod js_sdk;

@@ -12,14 +12,13 @@ pub enum Role {
     Admin,
     Member,
     Viewer,
-    /// Only on a project: no access to it, whatever the organization role says.
+    /// On a project: no access to it, whatever the organization role says. In an organization: a
+    /// member (e.g. provisioned by SCIM) with access only where a project role grants it.
     None,
 }
 
 impl Role {
     pub const ALL: [Role; 5] = [Role::Owner, Role::Admin, Role::Member, Role::Viewer, Role::None];
-    /// The roles an organization membership may have (NONE is a project override only).
-    pub const ORGANIZATION: [Role; 4] = [Role::Owner, Role::Admin, Role::Member, Role::Viewer];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -31,8 +30,8 @@ impl Role {
         }
     }
 
-    /// A role an organization membership can hold.
-    pub fn parse_organization(text: &str) -> Result<Self, UnknownRole> {
+    /// A role the Langfuse SDKs' `MembershipRole` can name (it has no NONE).
+    pub fn parse_public(text: &str) -> Result<Self, UnknownRole> {
         match text.parse()? {
             Role::None => Err(UnknownRole(text.to_owned())),
             role => Ok(role),
@@ -47,7 +46,7 @@ impl fmt::Display for Role {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown role {0:?}: expected one of OWNER, ADMIN, MEMBER, VIEWER (NONE on a project)")]
+#[error("unknown role {0:?}: expected one of OWNER, ADMIN, MEMBER, VIEWER")]
 pub struct UnknownRole(pub String);
 
 impl FromStr for Role {
@@ -268,7 +267,7 @@ mod tests {
             assert_eq!(role.as_str().parse::<Role>(), Ok(role));
         }
         assert!("owner".parse::<Role>().is_err());
-        assert!(Role::parse_organization("NONE").is_err());
-        assert_eq!(Role::parse_organization("VIEWER"), Ok(Role::Viewer));
+        assert!(Role::parse_public("NONE").is_err());
+        assert_eq!(Role::parse_public("VIEWER"), Ok(Role::Viewer));
     }
 }

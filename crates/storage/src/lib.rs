@@ -13,6 +13,7 @@ mod error;
 pub mod instance_secrets;
 pub mod key_revocations;
 pub mod leases;
+pub mod members;
 pub mod models;
 pub mod organizations;
 pub mod postgres;

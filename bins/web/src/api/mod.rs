@@ -12,6 +12,7 @@ mod dataset_runs;
 mod datasets;
 mod health;
 mod media;
+mod memberships;
 mod models;
 pub mod openapi;
 mod otel;
@@ -20,6 +21,7 @@ mod prompts;
 mod query;
 mod read_params;
 mod reads;
+mod scim;
 mod score_configs;
 mod trace_deletion;
 
@@ -43,6 +45,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin::routes())
         .merge(admin_organizations::routes())
         .merge(api_keys::routes())
+        .merge(memberships::routes())
+        .merge(scim::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -7,8 +7,10 @@
 pub mod bodies;
 pub mod deletion;
 pub mod keys;
+pub mod memberships;
 pub mod organizations;
 pub mod projects;
+pub mod scim;
 
 use domain::identity::{Action, Subject, permits};
 use storage::audit::Actor;
