@@ -30,6 +30,7 @@ mod py2_sdk;
 mod reads;
 mod reads_scores;
 mod real_clients;
+mod sessions;
 mod trace_attributes;
 mod trace_deletion;
 mod web_limits;

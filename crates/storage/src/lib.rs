@@ -3,6 +3,7 @@
 //! Each adapter is built from its typed settings (`domain::config`) and exposes a cheap `check()`
 //! for health endpoints. Errors carry a [`ErrorKind`] callers can act on.
 
+pub mod accounts;
 pub mod api_keys;
 pub mod audit;
 pub mod background_migrations;
@@ -13,6 +14,7 @@ mod error;
 pub mod instance_secrets;
 pub mod key_revocations;
 pub mod leases;
+pub mod login_attempts;
 pub mod members;
 pub mod models;
 pub mod organizations;

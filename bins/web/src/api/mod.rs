@@ -24,6 +24,7 @@ mod reads;
 mod scim;
 mod score_configs;
 mod trace_deletion;
+mod ui;
 
 use std::sync::Arc;
 
@@ -47,6 +48,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(api_keys::routes())
         .merge(memberships::routes())
         .merge(scim::routes())
+        .merge(ui::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

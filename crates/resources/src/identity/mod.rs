@@ -4,11 +4,13 @@
 //! found", never "forbidden", so its existence does not leak), and records an audit entry in the
 //! transaction that makes the change.
 
+pub mod accounts;
 pub mod bodies;
 pub mod deletion;
 pub mod keys;
 pub mod memberships;
 pub mod organizations;
+pub mod people;
 pub mod projects;
 pub mod scim;
 

@@ -94,3 +94,30 @@ pub async fn require_exists(pool: &PgPool, id: &str) -> Result<(), Error> {
         None => Err(Error::not_found(NOT_FOUND)),
     }
 }
+
+/// An organization created by a signed-in person, who becomes its owner.
+pub async fn create_for_user(
+    pool: &PgPool,
+    user_id: &str,
+    request: OrganizationRequest,
+) -> Result<OrganizationBody, Error> {
+    let name = name(&request.name, "Organization", MAX_NAME_CHARS)?;
+    let metadata = metadata_object(request.metadata)?.unwrap_or_else(|| json!({}));
+    let id = uuid::Uuid::now_v7().to_string();
+    let acting = Acting {
+        org_id: id.clone(),
+        actor: storage::audit::Actor::User(user_id.to_owned()),
+        subject: domain::identity::Subject::Role(domain::identity::Role::Owner),
+    };
+    let mut tx = pool.begin().await?;
+    let organization =
+        storage::organizations::create(&mut tx, &id, &name, &metadata).await.map_err(conflict)?;
+    storage::members::set_organization_role(&mut tx, &id, user_id, "OWNER").await?;
+    storage::audit::record(
+        &mut tx,
+        acting.audit(None, "organization.create", ("organization", &id), json!({"name": name})),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(OrganizationBody::new(organization, Vec::new()))
+}
