@@ -329,3 +329,63 @@ async fn a_session_reaches_only_its_own_organizations() {
     let log = ada.expect(&app, 200, "GET", &routes[0].1, None).await;
     assert!(log["data"].as_array().unwrap().iter().all(|e| e["action"] != "apiKey.delete"), "{log}");
 }
+
+/// Owners manage members through the UI, NONE included; members below ADMIN cannot.
+#[tokio::test]
+async fn owners_manage_members_in_the_ui() {
+    let stack = Stack::new().await;
+    let app = web(&stack.env).await;
+    let mut ada = signed_up(&app, "ada@example.com").await;
+    let mut bob = signed_up(&app, "bob@example.com").await;
+    let org = ada.expect(&app, 201, "POST", "/api/ui/organizations", Some(json!({"name": "Ada's"}))).await;
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    let members_path = format!("/api/ui/organizations/{org_id}/members");
+    bob.expect(&app, 404, "GET", &members_path, None).await;
+    let project = ada
+        .expect(
+            &app,
+            201,
+            "POST",
+            &format!("/api/ui/organizations/{org_id}/projects"),
+            Some(json!({"name": "p", "retention": 0})),
+        )
+        .await;
+    let project_id = project["id"].as_str().unwrap().to_owned();
+    let ada_id =
+        ada.expect(&app, 200, "GET", "/api/ui/me", None).await["user"]["id"].as_str().unwrap().to_owned();
+    let bob_id =
+        bob.expect(&app, 200, "GET", "/api/ui/me", None).await["user"]["id"].as_str().unwrap().to_owned();
+
+    ada.expect(&app, 200, "PUT", &members_path, Some(json!({"userId": bob_id, "role": "MEMBER"}))).await;
+    let members = ada.expect(&app, 200, "GET", &members_path, None).await;
+    let roles: Vec<(&str, &str)> = members["memberships"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["email"].as_str().unwrap(), m["role"].as_str().unwrap()))
+        .collect();
+    assert_eq!(roles, [("ada@example.com", "OWNER"), ("bob@example.com", "MEMBER")]);
+    // A MEMBER reads the members but changes nothing.
+    bob.expect(&app, 200, "GET", &members_path, None).await;
+    bob.expect(&app, 403, "PUT", &members_path, Some(json!({"userId": bob_id, "role": "OWNER"}))).await;
+    bob.expect(&app, 403, "DELETE", &format!("{members_path}/{ada_id}"), None).await;
+    // The last owner keeps the role; an unknown role is refused.
+    ada.expect(&app, 400, "PUT", &members_path, Some(json!({"userId": ada_id, "role": "VIEWER"}))).await;
+    ada.expect(&app, 400, "PUT", &members_path, Some(json!({"userId": bob_id, "role": "KING"}))).await;
+
+    // NONE on the project: Bob no longer sees it.
+    let project_members = format!("/api/ui/projects/{project_id}/members");
+    assert_eq!(
+        bob.expect(&app, 200, "GET", "/api/ui/me", None).await["organizations"][0]["projects"][0]["id"],
+        project_id.as_str()
+    );
+    ada.expect(&app, 200, "PUT", &project_members, Some(json!({"userId": bob_id, "role": "NONE"}))).await;
+    let me = bob.expect(&app, 200, "GET", "/api/ui/me", None).await;
+    assert_eq!(me["organizations"][0]["projects"], json!([]), "{me}");
+    bob.expect(&app, 404, "GET", &format!("/api/ui/projects/{project_id}/api-keys"), None).await;
+
+    // Removed, Bob sees nothing of the organization.
+    ada.expect(&app, 200, "DELETE", &format!("{members_path}/{bob_id}"), None).await;
+    bob.expect(&app, 404, "GET", &members_path, None).await;
+    assert_eq!(bob.expect(&app, 200, "GET", "/api/ui/me", None).await["organizations"], json!([]));
+}

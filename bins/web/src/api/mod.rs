@@ -25,6 +25,7 @@ mod scim;
 mod score_configs;
 mod trace_deletion;
 mod ui;
+mod ui_members;
 
 use std::sync::Arc;
 
@@ -49,6 +50,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(memberships::routes())
         .merge(scim::routes())
         .merge(ui::routes())
+        .merge(ui_members::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -81,11 +81,34 @@ pub async fn set_organization(
 ) -> Result<MembershipResponse, Error> {
     acting.require(Action::MembersManage)?;
     let role = public_role(&request.role)?;
+    set_organization_role(pool, acting, &request.user_id, role).await
+}
+
+/// Every member with their role, NONE included: the UI's list.
+pub async fn list_organization_all(pool: &PgPool, acting: &Acting) -> Result<MembershipsResponse, Error> {
+    acting.require(Action::MembersRead)?;
+    let members = storage::members::organization_members(pool, &acting.org_id).await?;
+    Ok(MembershipsResponse { memberships: members.into_iter().map(Into::into).collect() })
+}
+
+/// The role as text, any of the five (the UI may set NONE).
+pub fn any_role(text: &str) -> Result<Role, Error> {
+    text.parse().map_err(|e: domain::identity::UnknownRole| Error::bad_request(e.to_string()))
+}
+
+/// Adds a user to the organization or changes their role (NONE included).
+pub async fn set_organization_role(
+    pool: &PgPool,
+    acting: &Acting,
+    user_id: &str,
+    role: Role,
+) -> Result<MembershipResponse, Error> {
+    acting.require(Action::MembersManage)?;
     let mut tx = pool.begin().await?;
-    if storage::members::find_user(pool, &request.user_id).await?.is_none() {
+    if storage::members::find_user(pool, user_id).await?.is_none() {
         return Err(Error::not_found("User not found"));
     }
-    let current = storage::members::organization_member(&mut tx, &acting.org_id, &request.user_id).await?;
+    let current = storage::members::organization_member(&mut tx, &acting.org_id, user_id).await?;
     let was_owner = current.as_ref().is_some_and(|m| m.role == Role::Owner.as_str());
     if role == Role::Owner || was_owner {
         acting.require(Action::OwnersManage)?;
@@ -94,14 +117,11 @@ pub async fn set_organization(
     {
         return Err(Error::bad_request("The organization's last owner cannot be given another role"));
     }
-    storage::members::set_organization_role(&mut tx, &acting.org_id, &request.user_id, role.as_str()).await?;
+    storage::members::set_organization_role(&mut tx, &acting.org_id, user_id, role.as_str()).await?;
     let details = json!({"role": role.as_str(), "previousRole": current.as_ref().map(|m| m.role.clone())});
-    storage::audit::record(
-        &mut tx,
-        acting.audit(None, "membership.update", ("user", &request.user_id), details),
-    )
-    .await?;
-    let member = storage::members::organization_member(&mut tx, &acting.org_id, &request.user_id)
+    storage::audit::record(&mut tx, acting.audit(None, "membership.update", ("user", user_id), details))
+        .await?;
+    let member = storage::members::organization_member(&mut tx, &acting.org_id, user_id)
         .await?
         .ok_or_else(|| Error::not_found("User not found"))?;
     tx.commit().await?;
@@ -156,17 +176,28 @@ pub async fn set_project(
 ) -> Result<MembershipResponse, Error> {
     acting.require(Action::ProjectMembersManage)?;
     let role = public_role(&request.role)?;
+    set_project_role(pool, acting, project_id, &request.user_id, role).await
+}
+
+/// Sets a member's role on one project (NONE included: it takes the project away from them).
+pub async fn set_project_role(
+    pool: &PgPool,
+    acting: &Acting,
+    project_id: &str,
+    user_id: &str,
+    role: Role,
+) -> Result<MembershipResponse, Error> {
+    acting.require(Action::ProjectMembersManage)?;
     require_own_project(pool, acting, project_id).await?;
     let mut tx = pool.begin().await?;
-    let mut member = storage::members::organization_member(&mut tx, &acting.org_id, &request.user_id)
+    let mut member = storage::members::organization_member(&mut tx, &acting.org_id, user_id)
         .await?
         .ok_or_else(|| Error::not_found("User is not a member of the organization"))?;
-    storage::members::set_project_role(&mut tx, &acting.org_id, project_id, &request.user_id, role.as_str())
-        .await?;
+    storage::members::set_project_role(&mut tx, &acting.org_id, project_id, user_id, role.as_str()).await?;
     let details = json!({"role": role.as_str()});
     storage::audit::record(
         &mut tx,
-        acting.audit(Some(project_id), "projectMembership.update", ("user", &request.user_id), details),
+        acting.audit(Some(project_id), "projectMembership.update", ("user", user_id), details),
     )
     .await?;
     tx.commit().await?;
