@@ -67,6 +67,8 @@ CREATE TABLE user_sessions (
     last_seen_at  TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX user_sessions_user_idx ON user_sessions (user_id);
+-- Expired sessions are swept on sign-in.
+CREATE INDEX user_sessions_expires_idx ON user_sessions (expires_at);
 
 -- Every admin action (keys, members, roles, projects), listed for an organization's owners. No
 -- foreign keys: the record outlives what it names.

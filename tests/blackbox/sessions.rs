@@ -341,6 +341,8 @@ async fn owners_manage_members_in_the_ui() {
     let org_id = org["id"].as_str().unwrap().to_owned();
     let members_path = format!("/api/ui/organizations/{org_id}/members");
     bob.expect(&app, 404, "GET", &members_path, None).await;
+    bob.expect(&app, 404, "PUT", &members_path, Some(json!({"userId": "x", "role": "OWNER"}))).await;
+    bob.expect(&app, 404, "DELETE", &format!("{members_path}/x"), None).await;
     let project = ada
         .expect(
             &app,

@@ -132,7 +132,7 @@ pub const SETTINGS: &[Setting] = &[
     s(Security, "AUTH_DISABLE_SIGNUP", "false", "`true` turns off sign-up with email and password (`POST /api/ui/auth/sign-up` answers 403); existing users still sign in."),
     s(Security, "AUTH_SESSION_MAX_AGE", "43200", "Minutes a sign-in session lasts (5 to 525600; 30 days by default), as in Langfuse."),
     secret(Security, "SALT", "Salt mixed into API-key secret hashes (and into web's media URL signing key, with a random key the deployment generates once in PostgreSQL). Set it once and keep it: changing it invalidates stored keys. Unset or `change-me-salt`: a startup warning; keys hashed under it keep working."),
-    secret(Security, "ADMIN_API_KEY", "Bearer token of the instance-admin endpoints (`/api/admin/*`); they are disabled when unset."),
+    secret(Security, "ADMIN_API_KEY", "Bearer token of the instance-admin endpoints (`/api/admin/*`: organizations and their keys, backfill progress, dead letters); the organization routes do not exist (404) when unset, the others answer 403."),
     s(Logging, "LANGFUSE_LOG_LEVEL", "info", "Log filter: a level or a `tracing` directive such as `info,storage=debug`."),
     s(Logging, "LANGFUSE_LOG_FORMAT", "text", "`text` for humans, `json` for log pipelines."),
 ];

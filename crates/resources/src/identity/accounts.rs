@@ -163,6 +163,8 @@ pub async fn sign_in(
         return Err(SignInError::Invalid);
     };
     attempts.clear_account(&email).await?;
+    // Sessions nobody signs out of would pile up: a sign-in sweeps the expired ones.
+    storage::accounts::delete_expired_sessions(pool).await?;
     if let Some(previous) = previous {
         storage::accounts::delete_session(pool, &token_hash(previous, salt)).await?;
     }
