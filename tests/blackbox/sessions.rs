@@ -109,6 +109,16 @@ async fn sign_up_sign_in_and_sessions() {
         answer.body.get("token").is_none()
             && !answer.body.to_string().contains(ada.cookie.as_deref().unwrap())
     );
+    // A cross-site form can post text/plain that parses as JSON: refused, so no login CSRF.
+    let form = crate::apps::http()
+        .post(format!("{}/api/ui/auth/sign-in", app.base_url))
+        .header("Content-Type", "text/plain")
+        .body(r#"{"email":"ada@example.com","password":"correct horse"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.status().as_u16(), 415);
+    assert!(form.headers().get(SET_COOKIE).is_none());
     let taken = json!({"email": "ADA@example.com", "password": "correct horse"});
     Browser::default().expect(&app, 409, "POST", "/api/ui/auth/sign-up", Some(taken)).await;
 

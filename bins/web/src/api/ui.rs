@@ -52,6 +52,26 @@ struct SessionBody {
     csrf_token: String,
 }
 
+/// Sign-up and sign-in take `application/json` only: a cross-site form can post `text/plain` that
+/// parses as JSON, which would sign a victim's browser in to the attacker's account (login CSRF);
+/// JSON needs a CORS preflight a foreign page does not get.
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if json {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Send the body as application/json",
+            "UnsupportedMediaTypeError",
+        ))
+    }
+}
+
 fn signed_in(status: StatusCode, session: NewSession, headers: &HeaderMap, uri: &Uri) -> Response {
     let cookie = set_cookie(&session, headers, uri);
     let body = SessionBody { user: session.user, csrf_token: session.csrf_token };
@@ -63,7 +83,7 @@ fn signed_in(status: StatusCode, session: NewSession, headers: &HeaderMap, uri: 
     post, path = "/api/ui/auth/sign-up", tag = "ui", request_body = SignUpRequest,
     responses(
         (status = 201, body = SessionBody), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody)
+        (status = 409, body = ErrorBody), (status = 415, body = ErrorBody)
     )
 )]
 async fn sign_up(
@@ -72,6 +92,7 @@ async fn sign_up(
     uri: Uri,
     JsonBody(request): JsonBody<SignUpRequest>,
 ) -> Result<Response, ApiError> {
+    require_json(&headers)?;
     if state.config.accounts.disable_signup {
         return Err(ApiError::forbidden("Sign-up is disabled on this instance (AUTH_DISABLE_SIGNUP)"));
     }
@@ -87,7 +108,7 @@ async fn sign_up(
     post, path = "/api/ui/auth/sign-in", tag = "ui", request_body = SignInRequest,
     responses(
         (status = 200, body = SessionBody), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 429, body = ErrorBody)
+        (status = 415, body = ErrorBody), (status = 429, body = ErrorBody)
     )
 )]
 async fn sign_in(
@@ -97,6 +118,7 @@ async fn sign_in(
     uri: Uri,
     JsonBody(request): JsonBody<SignInRequest>,
 ) -> Result<Response, ApiError> {
+    require_json(&headers)?;
     let attempts = LoginAttempts::new(state.stores.redis.clone(), &state.stores.redis_key_prefix);
     let previous = cookie_token(&headers);
     let max_age = state.config.accounts.session_max_age_minutes;

@@ -81,6 +81,14 @@ impl ProjectDeletions {
 
     async fn carry_out(&self, job: &ProjectDeletion, steps: &[String]) -> storage::Result<()> {
         let project = job.project_id.as_str();
+        // A project made again under the same id (e.g. by LANGFUSE_INIT_* at the next start) owns
+        // whatever is stored under it now: its data is not deleted.
+        if storage::projects::find_project(&self.postgres, project).await?.is_some() {
+            return Err(storage::Error::new(
+                storage::ErrorKind::Conflict,
+                "a project with this id exists again; its data is kept (delete that project to remove it)",
+            ));
+        }
         let queued = self.queue.backlog().await?.by_project.get(project).copied().unwrap_or(0);
         if queued > 0 {
             return Err(storage::Error::new(
