@@ -31,6 +31,7 @@ mod reads;
 mod reads_scores;
 mod real_clients;
 mod sessions;
+mod sessions_settings;
 mod trace_attributes;
 mod trace_deletion;
 mod web_limits;

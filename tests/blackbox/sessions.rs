@@ -13,9 +13,9 @@ use crate::identity::{admin, call, web};
 
 /// A browser: the session cookie and the CSRF token it was given.
 #[derive(Clone, Default)]
-struct Browser {
-    cookie: Option<String>,
-    csrf: Option<String>,
+pub struct Browser {
+    pub cookie: Option<String>,
+    pub csrf: Option<String>,
 }
 
 struct Answer {
@@ -62,7 +62,7 @@ impl Browser {
         Answer { status, body, set_cookie }
     }
 
-    async fn expect(
+    pub async fn expect(
         &mut self,
         app: &App,
         status: u16,
@@ -76,7 +76,7 @@ impl Browser {
     }
 }
 
-async fn signed_up(app: &App, email: &str) -> Browser {
+pub async fn signed_up(app: &App, email: &str) -> Browser {
     let mut browser = Browser::default();
     let body = json!({"email": email, "password": "correct horse", "name": "Someone"});
     browser.expect(app, 201, "POST", "/api/ui/auth/sign-up", Some(body)).await;

@@ -26,6 +26,7 @@ mod score_configs;
 mod trace_deletion;
 mod ui;
 mod ui_members;
+mod ui_settings;
 
 use std::sync::Arc;
 
@@ -51,6 +52,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(scim::routes())
         .merge(ui::routes())
         .merge(ui_members::routes())
+        .merge(ui_settings::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())
