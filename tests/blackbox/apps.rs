@@ -158,6 +158,11 @@ impl App {
 /// fills from PyPI (`py2/` ones in the venv of Python SDK 2), `.mjs` scripts with Node in
 /// `tests/e2e/js`, where `just test` installs from npm.
 pub async fn run_client(script: &str, web: &App) -> serde_json::Value {
+    run_client_with(script, web, &[]).await
+}
+
+/// [`run_client`] with more environment for the script (e.g. an organization key).
+pub async fn run_client_with(script: &str, web: &App, env: &[(&str, &str)]) -> serde_json::Value {
     let e2e = concat!(env!("CARGO_MANIFEST_DIR"), "/e2e");
     let mut command = if script.ends_with(".mjs") {
         let mut node = Command::new("node");
@@ -173,6 +178,7 @@ pub async fn run_client(script: &str, web: &App) -> serde_json::Value {
         .env("LOUPE_URL", &web.base_url)
         .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
         .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .envs(env.iter().copied())
         .output()
         .await
         .expect("`just test` installs the real clients (Python venv, Node.js packages)");

@@ -39,7 +39,11 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
             // The secret is checked against the hash stored for *this* public key, so a valid
             // secret paired with another project's public key is refused.
             match key {
-                Some(key) if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt) => {
+                Some(key)
+                    if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt)
+                        && !expired(key.expires_at) =>
+                {
+                    state.keys.note_use(&state.stores.postgres, &public_key);
                     Ok(ProjectAuth { project: key.project, public_key })
                 }
                 _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
@@ -68,6 +72,67 @@ pub async fn authenticate_project_or_scores(
         };
     }
     Ok((authenticate_project(state, headers).await?, false))
+}
+
+fn expired(expires_at: Option<chrono::DateTime<chrono::Utc>>) -> bool {
+    expires_at.is_some_and(|at| at <= chrono::Utc::now())
+}
+
+/// The 403 Langfuse answers a project key with on an organization route; SDK users know its words.
+pub const ORGANIZATION_KEY_REQUIRED: &str =
+    "Invalid API key. Organization-scoped API key required for this operation.";
+
+/// A request authenticated with an organization-scoped key pair (Basic auth). A valid project key
+/// gets 403 with Langfuse's text; anything else 401.
+#[derive(Clone)]
+pub struct OrganizationAuth {
+    pub org_id: String,
+    pub public_key: String,
+}
+
+impl OrganizationAuth {
+    pub fn acting(&self) -> resources::identity::Acting {
+        resources::identity::Acting::organization_key(&self.org_id, &self.public_key)
+    }
+}
+
+impl FromRequestParts<AppState> for OrganizationAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Credentials::Basic { public_key, secret_key } = credentials(&parts.headers)? else {
+            return Err(ApiError::unauthorized(INVALID_CREDENTIALS));
+        };
+        let salt = &state.config.auth.salt;
+        // Organization keys are not cached: these routes are rare, and a deleted key must fail on
+        // its next request everywhere.
+        if let Some(key) =
+            storage::api_keys::find_organization_key(&state.stores.postgres, &public_key).await?
+        {
+            if secret_matches(&secret_key, &key.hashed_secret_key, salt) && !expired(key.expires_at) {
+                state.keys.note_use(&state.stores.postgres, &public_key);
+                return Ok(Self { org_id: key.org_id, public_key });
+            }
+            return Err(ApiError::unauthorized(INVALID_CREDENTIALS));
+        }
+        authenticate_project(state, &parts.headers).await?;
+        Err(ApiError::new(axum::http::StatusCode::FORBIDDEN, ORGANIZATION_KEY_REQUIRED, "ForbiddenError"))
+    }
+}
+
+/// The instance admin routes that manage organizations: `Authorization: Bearer <ADMIN_API_KEY>`;
+/// without `ADMIN_API_KEY` they do not exist (404, the same answer as an unknown path).
+pub struct InstanceAdmin;
+
+impl FromRequestParts<AppState> for InstanceAdmin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if state.config.auth.admin_api_key.is_none() {
+            return Err(ApiError::not_found(format!("No such endpoint: {}", parts.uri.path())));
+        }
+        AdminAuth::from_request_parts(parts, state).await.map(|AdminAuth| Self)
+    }
 }
 
 /// A request carrying `Authorization: Bearer <ADMIN_API_KEY>`.

@@ -3,7 +3,7 @@
 //!
 //! Layers, each using only those below it: `app` (servers) → `server` (connections), `limits`
 //! (bounds on every request), `api` (one module per resource: extract, call a service crate, write
-//! the response) and `grpc` → `prometheus` (request metrics, `GET /metrics`), `ingest`, `auth` →
+//! the response) and `grpc` → `prometheus` (request metrics, `GET /metrics`), `ingest`, `auth`, `session` (the UI's cookie sessions) →
 //! `state`, `error`, `key_cache`.
 
 mod api;
@@ -16,6 +16,7 @@ mod key_cache;
 mod limits;
 mod prometheus;
 mod server;
+mod session;
 mod state;
 
 pub use app::{openapi, router, serve};

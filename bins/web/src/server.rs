@@ -61,8 +61,10 @@ pub async fn run(
         let spoke = Arc::new(AtomicBool::new(false));
         let service = {
             let (router, spoke) = (router.clone(), spoke.clone());
-            hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
                 spoke.store(true, Ordering::Relaxed);
+                // The peer, for what keys on the client's address (sign-in rate limits).
+                request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
                 router.clone().oneshot(request)
             })
         };

@@ -20,6 +20,8 @@ pub struct AppState {
     /// The front door of ingestion, for every entry point.
     pub ingestion: Arc<IngestionService>,
     pub keys: Arc<crate::key_cache::KeyCache>,
+    /// Announces deleted API keys to every web replica's key cache.
+    pub revocations: storage::key_revocations::Revocations,
     /// Signs and checks web's own media URLs; keyed by `SALT` and the deployment's generated media
     /// URL key (read from PostgreSQL once), so built once.
     pub media_tokens: Arc<resources::media::TokenSigner>,
@@ -51,11 +53,16 @@ impl AppState {
             config.ingestion.max_body_bytes,
         )
         .with_max_resource_copied_bytes(config.ingestion.otel_resource_attributes_max_copied_bytes);
+        let keys = Arc::new(crate::key_cache::KeyCache::default());
+        tokio::spawn(keys.clone().listen(config.redis.clone(), shutdown.clone()));
+        let revocations =
+            storage::key_revocations::Revocations::new(stores.redis.clone(), &stores.redis_key_prefix);
         Ok(Self {
             config: Arc::new(config),
             stores,
             ingestion: Arc::new(ingestion),
-            keys: Arc::default(),
+            keys,
+            revocations,
             media_tokens,
             metrics,
         })

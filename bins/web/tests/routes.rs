@@ -56,7 +56,13 @@ fn concrete(template: &str) -> String {
 }
 
 /// Routes anyone may call; every other route must refuse a request without credentials.
-const OPEN: &[&str] = &["/api/public/health", "/api/public/ready", "/api/public/openapi.json"];
+const OPEN: &[&str] = &[
+    "/api/public/health",
+    "/api/public/ready",
+    "/api/public/openapi.json",
+    "/api/ui/auth/sign-up",
+    "/api/ui/auth/sign-in",
+];
 
 #[tokio::test]
 async fn every_documented_route_is_mounted_and_refuses_callers_without_credentials() {

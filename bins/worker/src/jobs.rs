@@ -11,6 +11,7 @@ use domain::experiment::{ExperimentLink, Linked};
 use ingestion::process::{ExperimentRecorder, Heartbeat, Processor};
 use migration::backfill::Backfill;
 use migration::propagation::Propagation;
+use resources::identity::deletion::ProjectDeletions;
 use service::Stores;
 use storage::clickhouse::ClickHouse;
 
@@ -41,6 +42,7 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(processor.run(shutdown.clone()));
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
+    tasks.spawn(project_deletions(stores).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
 }
 
@@ -60,6 +62,17 @@ impl ExperimentRecorder for DatasetRuns {
                 },
             )
         })
+    }
+}
+
+/// Removes deleted projects' ClickHouse rows and blobs (docs/identity.md).
+fn project_deletions(stores: &Stores) -> ProjectDeletions {
+    ProjectDeletions {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        blobs: stores.blobs.clone(),
+        queue: stores.ingestion_queue(),
+        poll: std::time::Duration::from_secs(2),
     }
 }
 

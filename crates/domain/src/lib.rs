@@ -8,6 +8,8 @@ pub mod auth;
 pub mod config;
 pub mod event;
 pub mod experiment;
+pub mod identity;
+pub mod password;
 pub mod pricing;
 pub mod score_config;
 pub mod sdk;

@@ -8,6 +8,7 @@
 
 pub mod comments;
 pub mod datasets;
+pub mod identity;
 pub mod media;
 pub mod models;
 mod page;

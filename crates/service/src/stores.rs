@@ -55,7 +55,40 @@ impl Stores {
                 .await
                 .context("LANGFUSE_INIT_* bootstrap")?;
             tracing::info!(project_id = %bootstrap.project_id, public_key = %bootstrap.public_key, "bootstrapped project");
+            if let Some(user) = &config.accounts.init_user {
+                self.bootstrap_user(&bootstrap.org_id, user)
+                    .await
+                    .context("LANGFUSE_INIT_USER_* bootstrap")?;
+                tracing::info!(email = %user.email, org_id = %bootstrap.org_id, "bootstrapped the first user");
+            }
         }
+        Ok(())
+    }
+
+    /// The first user, owner of the init organization. The password is hashed again only when the
+    /// stored hash does not match it, so a restart neither rewrites it nor ends sessions.
+    async fn bootstrap_user(&self, org_id: &str, user: &domain::config::InitUser) -> anyhow::Result<()> {
+        use secrecy::ExposeSecret;
+        let password = user.password.expose_secret().to_owned();
+        let stored = storage::accounts::credentials_by_email(&self.postgres, &user.email).await?;
+        let stored_hash = stored.and_then(|c| c.password_hash);
+        let salt = *uuid::Uuid::new_v4().as_bytes();
+        let new_hash = tokio::task::spawn_blocking(move || match stored_hash {
+            Some(hash) if domain::password::verify_password(&password, &hash) => Ok(None),
+            _ => domain::password::hash_password(&password, &salt).map(Some),
+        })
+        .await?
+        .map_err(anyhow::Error::msg)?;
+        let mut tx = self.postgres.begin().await?;
+        storage::accounts::bootstrap_user(
+            &mut tx,
+            org_id,
+            &user.email,
+            user.name.as_deref(),
+            new_hash.as_deref(),
+        )
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
 }

@@ -75,6 +75,24 @@ impl BlobStore {
         &self.store
     }
 
+    /// Deletes every object under `prefix` (a folder, without its trailing slash) and returns how
+    /// many there were. Deleting what is already gone is not an error, so a repeat is safe.
+    pub async fn delete_under(&self, prefix: &str) -> Result<u64> {
+        use futures::TryStreamExt;
+        let unavailable =
+            |e| Error::with_source(ErrorKind::Unavailable, format!("blob storage under {prefix}"), e);
+        let prefix = Path::from(prefix);
+        let mut listed = self.store.list(Some(&prefix));
+        let mut deleted = 0;
+        while let Some(object) = listed.try_next().await.map_err(unavailable)? {
+            match self.store.delete(&object.location).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => deleted += 1,
+                Err(e) => return Err(unavailable(e)),
+            }
+        }
+        Ok(deleted)
+    }
+
     /// Health: the store answers a metadata request (a missing object is a fine answer).
     pub async fn check(&self) -> Result<()> {
         match self.store.head(&Path::from("loupe-health-check")).await {

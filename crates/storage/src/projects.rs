@@ -6,6 +6,7 @@ use sqlx::PgPool;
 use domain::auth::hash_secret;
 use domain::config::BootstrapSettings;
 
+use crate::api_keys::display_secret;
 use crate::{Error, ErrorKind, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -23,6 +24,8 @@ pub struct Project {
 pub struct StoredApiKey {
     pub public_key: String,
     pub hashed_secret_key: String,
+    /// After this the key opens nothing.
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
     #[sqlx(flatten)]
     pub project: Project,
 }
@@ -31,7 +34,7 @@ const PROJECT_COLUMNS: &str = "p.id, p.name, p.org_id, o.name AS org_name, p.ret
 
 pub async fn find_api_key(pool: &PgPool, public_key: &str) -> Result<Option<StoredApiKey>> {
     let sql = format!(
-        "SELECT k.public_key, k.hashed_secret_key, {PROJECT_COLUMNS} FROM api_keys k \
+        "SELECT k.public_key, k.hashed_secret_key, k.expires_at, {PROJECT_COLUMNS} FROM api_keys k \
          JOIN projects p ON p.id = k.project_id JOIN organizations o ON o.id = p.org_id \
          WHERE k.public_key = $1 AND p.deleted_at IS NULL"
     );
@@ -108,24 +111,9 @@ pub async fn bootstrap(pool: &PgPool, settings: &BootstrapSettings, salt: &Secre
     Ok(())
 }
 
-/// `sk-lf-...abcd`: enough to recognise a key, useless to an attacker.
-fn display_secret(secret: &str) -> String {
-    let tail: String = secret.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
-    let head: String = secret.chars().take(6).collect();
-    format!("{head}...{tail}")
-}
-
 /// Every live project's retention in days (`None`: data is kept forever).
 pub async fn retention_days(pool: &PgPool) -> Result<Vec<(String, Option<i32>)>> {
     Ok(sqlx::query_as("SELECT id, retention_days FROM projects WHERE deleted_at IS NULL ORDER BY id")
         .fetch_all(pool)
         .await?)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn display_secret_keeps_only_prefix_and_tail() {
-        assert_eq!(super::display_secret("sk-lf-0123456789abcd"), "sk-lf-...abcd");
-    }
 }

@@ -64,7 +64,9 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
                           "propagationIntervalSeconds": 30, "propagationExcludeProjectIds": "p9",
                           "propagationMaxInsertThreads": 4, "backfillChunkRows": 10000, "backfillMaxMemoryMb": 2048,
                           "backfillPauseMs": 100, "backfillExperimentBatchTraces": 100},
-        "init": {"orgId": "acme", "orgName": "Acme", "projectId": "p1", "projectName": "P One", "projectPublicKey": "pk-lf-123"},
+        "init": {"orgId": "acme", "orgName": "Acme", "projectId": "p1", "projectName": "P One", "projectPublicKey": "pk-lf-123",
+                 "userEmail": "ada@acme.test", "userName": "Ada"},
+        "auth": {"disableSignup": true, "sessionMaxAge": 60},
         "logging": {"level": "debug", "format": "json"},
         "metrics": {"enabled": false},
         "web": {"port": 8080, "grpcPort": 14317, "service": {"port": 80, "grpcPort": 4317}},
@@ -72,7 +74,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         "secrets": {"existingSecret": "loupe-secrets", "keys": {
             "databaseUrl": "db-url", "clickhousePassword": "ch-pw", "redisConnectionString": "redis-url",
             "redisAuth": "redis-pw", "s3SecretAccessKey": "s3-key", "salt": "salt", "adminApiKey": "admin",
-            "initProjectSecretKey": "init-sk"}},
+            "initProjectSecretKey": "init-sk", "initUserPassword": "init-pw"}},
     });
     let secret = [
         ("db-url", "postgres://loupe:pw@pg:5432/loupe"),
@@ -83,6 +85,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         ("salt", "pepper"),
         ("admin", "admin-token"),
         ("init-sk", "sk-lf-456"),
+        ("init-pw", "correct horse battery"),
     ];
     let expected = [
         ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
@@ -143,6 +146,11 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         ("LANGFUSE_INIT_PROJECT_NAME", "P One"),
         ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", "pk-lf-123"),
         ("LANGFUSE_INIT_PROJECT_SECRET_KEY", "sk-lf-456"),
+        ("LANGFUSE_INIT_USER_EMAIL", "ada@acme.test"),
+        ("LANGFUSE_INIT_USER_NAME", "Ada"),
+        ("LANGFUSE_INIT_USER_PASSWORD", "correct horse battery"),
+        ("AUTH_DISABLE_SIGNUP", "true"),
+        ("AUTH_SESSION_MAX_AGE", "60"),
         ("SALT", "pepper"),
         ("ADMIN_API_KEY", "admin-token"),
         ("LANGFUSE_LOG_LEVEL", "debug"),

@@ -43,3 +43,18 @@ impl From<resources::Error> for ApiError {
         }
     }
 }
+
+/// A JSON body that may be left out (an empty body is `T::default()`), as a key create request is.
+pub struct OptionalJsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        let body: Bytes = crate::ingest::read_body(request.into_body(), MAX_BODY_BYTES).await?;
+        if body.trim_ascii().is_empty() {
+            return Ok(Self(T::default()));
+        }
+        parse(&body).map(OptionalJsonBody)
+    }
+}

@@ -3,6 +3,8 @@
 //! every route is in the OpenAPI document (`openapi.rs`) as it is mounted.
 
 mod admin;
+mod admin_organizations;
+mod api_keys;
 mod batch;
 mod body;
 mod comments;
@@ -10,6 +12,7 @@ mod dataset_runs;
 mod datasets;
 mod health;
 mod media;
+mod memberships;
 mod models;
 pub mod openapi;
 mod otel;
@@ -18,8 +21,12 @@ mod prompts;
 mod query;
 mod read_params;
 mod reads;
+mod scim;
 mod score_configs;
 mod trace_deletion;
+mod ui;
+mod ui_members;
+mod ui_settings;
 
 use std::sync::Arc;
 
@@ -39,6 +46,13 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(health::routes())
         .merge(projects::routes())
         .merge(admin::routes())
+        .merge(admin_organizations::routes())
+        .merge(api_keys::routes())
+        .merge(memberships::routes())
+        .merge(scim::routes())
+        .merge(ui::routes())
+        .merge(ui_members::routes())
+        .merge(ui_settings::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -3,7 +3,7 @@
 //! which documents each route as it mounts it, so the document lists exactly what the router
 //! serves (a test walks it against the router).
 
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 /// The path the document is served at.
@@ -20,7 +20,9 @@ pub const PATH: &str = "/api/public/openapi.json";
 pub struct ApiDoc;
 
 /// `basicAuth`: a project's public key as user name and its secret key as password (or, where a
-/// route says so, the public key alone). `adminBearer`: `Authorization: Bearer <ADMIN_API_KEY>`.
+/// route says so, the public key alone); on the organization routes, an organization key's pair.
+/// `adminBearer`: `Authorization: Bearer <ADMIN_API_KEY>`. `sessionCookie`: the UI's sign-in session
+/// (`/api/ui/...`; state changes also need `X-CSRF-Token`).
 struct SecuritySchemes;
 
 impl Modify for SecuritySchemes {
@@ -33,6 +35,10 @@ impl Modify for SecuritySchemes {
         components.add_security_scheme(
             "adminBearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "sessionCookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(crate::session::COOKIE_NAME))),
         );
     }
 }

@@ -6,6 +6,7 @@
 //! each naming its variable (and the file, for a value that came from one), and the process
 //! refuses to start. See `catalog` for the full list of settings.
 
+mod accounts;
 mod catalog;
 mod jobs;
 mod layers;
@@ -19,6 +20,7 @@ mod file_tests;
 #[cfg(test)]
 mod tests;
 
+pub use accounts::{AccountSettings, InitUser};
 pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting, WRITE_MODE};
 pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
@@ -57,6 +59,7 @@ pub struct Config {
     pub backfill: BackfillSettings,
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
+    pub accounts: AccountSettings,
     pub log: LogSettings,
     /// Variables that were accepted but have no effect; logged once tracing is up.
     pub warnings: Vec<String>,
@@ -112,6 +115,7 @@ impl Config {
         let backfill = BackfillSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars);
+        let accounts = AccountSettings::read(&vars, &mut problems);
         let mut warnings = warnings;
         warnings.extend(auth.salt_warning());
         let log = LogSettings::read(&vars, &mut problems);
@@ -131,6 +135,7 @@ impl Config {
                 backfill: backfill?,
                 bootstrap: bootstrap?,
                 auth,
+                accounts: accounts?,
                 log: log?,
                 warnings,
                 vars,

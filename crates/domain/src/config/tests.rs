@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::*;
 
 /// The minimum environment a deployment needs.
-fn base() -> Vec<(String, String)> {
+pub(super) fn base() -> Vec<(String, String)> {
     [
         ("DATABASE_URL", "postgres://u:p@db:5432/loupe"),
         ("CLICKHOUSE_URL", "http://ch:8123"),

@@ -39,3 +39,25 @@ pub async fn delete_traces(ch: &ClickHouse, project_id: &str, trace_ids: &[Strin
     }
     Ok(())
 }
+
+/// Every table that holds a project's rows, in the order a project's data is removed: the staging
+/// table first, so propagation cannot copy rows back into `events_full` after it is cleared.
+pub const PROJECT_TABLES: &[&str] = &[
+    "observations_batch_staging",
+    "events_full",
+    "events_core",
+    "observations",
+    "scores",
+    "traces",
+    "dataset_run_items_rmt",
+];
+
+/// Deletes all of a project's rows from `table` and waits until the engine has applied it. Deleting
+/// from a table that has none is not an error, so a repeated step is safe.
+pub async fn delete_project_rows(ch: &ClickHouse, table: &str, project_id: &str) -> Result<()> {
+    assert!(PROJECT_TABLES.contains(&table), "{table} is not a project table");
+    let sql = format!("DELETE FROM {table} WHERE project_id = ?");
+    let delete = ch.client().query(&sql).bind(project_id).with_setting("lightweight_deletes_sync", "2");
+    // A whole project can be many parts' worth of rows: the bulk bound, not a request's.
+    ch.bounded(Work::Bulk, table, delete.execute()).await
+}

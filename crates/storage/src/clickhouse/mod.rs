@@ -18,7 +18,7 @@ use domain::config::ClickHouseSettings;
 
 use crate::Result;
 
-pub use deletion::delete_traces;
+pub use deletion::{PROJECT_TABLES, delete_project_rows, delete_traces};
 pub use events::{EventRow, insert_events};
 pub use lists::{PARAM_BYTES, StringList};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};

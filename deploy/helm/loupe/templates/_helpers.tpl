@@ -91,6 +91,7 @@ values is not referenced at all.
   (list "SALT" $keys.salt false)
   (list "ADMIN_API_KEY" $keys.adminApiKey true)
   (list "LANGFUSE_INIT_PROJECT_SECRET_KEY" $keys.initProjectSecretKey true)
+  (list "LANGFUSE_INIT_USER_PASSWORD" $keys.initUserPassword true)
 -}}
 {{- range $entries }}
 {{- if index . 1 }}
