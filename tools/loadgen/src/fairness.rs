@@ -20,7 +20,7 @@ use prost::Message;
 
 use crate::ingest::{percentile, print_latency};
 use crate::leftovers;
-use crate::processes::{Running, free_port, stack_env};
+use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
     bin_dir: PathBuf,
@@ -66,25 +66,8 @@ fn basic((_, public, secret): (&str, &str, &str)) -> String {
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut env = stack_env(&root.join(".local/stack.env"))?;
-    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-    let database = format!("fair_{run_id}");
-    for (k, v) in [
-        ("CLICKHOUSE_DB", database.as_str()),
-        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
-        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", &format!("{database}/")),
-        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
-        ("LANGFUSE_INIT_ORG_ID", "bench"),
-        ("LANGFUSE_INIT_PROJECT_ID", A.0),
-        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", A.1),
-        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", A.2),
-        ("SALT", "fairness-bench-salt"),
-        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
-        ("LANGFUSE_LOG_LEVEL", "warn"),
-    ] {
-        env.insert(k.to_owned(), v.to_owned());
-    }
+    let RunEnv { mut env, run_id, database } = run_env("fair", A)?;
+    env.insert("SALT".into(), "fairness-bench-salt".into());
     let outcome = measure(&options, &env, &database, run_id).await;
     leftovers::remove(&env, &database).await;
     outcome

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use crate::ingest::print_latency;
 use crate::leftovers;
-use crate::processes::{Running, free_port, stack_env};
+use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
     bin_dir: PathBuf,
@@ -61,25 +61,8 @@ const LOAD_SPANS: u64 = 100;
 const POLL_PAUSE: Duration = Duration::from_millis(5);
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut env = stack_env(&root.join(".local/stack.env"))?;
-    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-    let database = format!("fresh_{run_id}");
-    for (k, v) in [
-        ("CLICKHOUSE_DB", database.as_str()),
-        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
-        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", &format!("{database}/")),
-        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
-        ("LANGFUSE_INIT_ORG_ID", "bench"),
-        ("LANGFUSE_INIT_PROJECT_ID", "fresh"),
-        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
-        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
-        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
-        ("LANGFUSE_LOG_LEVEL", "warn"),
-        ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
-    ] {
-        env.insert(k.to_owned(), v.to_owned());
-    }
+    let RunEnv { mut env, run_id, database } = run_env("fresh", ("fresh", PUBLIC_KEY, SECRET_KEY))?;
+    env.insert("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH".into(), "1000000".into());
     env.extend(options.settings.iter().cloned());
     let outcome = measure(&options, &env, run_id).await;
     leftovers::remove(&env, &database).await;

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 
 use crate::leftovers;
-use crate::processes::{Running, free_port, stack_env};
+use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
     /// Where the release binaries are (`just bench` passes it).
@@ -87,19 +87,8 @@ const PUBLIC_KEY: &str = "pk-lf-bench";
 const SECRET_KEY: &str = "sk-lf-bench";
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut env = stack_env(&root.join(".local/stack.env"))?;
-    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-    let database = format!("bench_{run_id}");
+    let RunEnv { mut env, run_id, database } = run_env("bench", ("bench", PUBLIC_KEY, SECRET_KEY))?;
     for (k, v) in [
-        ("CLICKHOUSE_DB", database.as_str()),
-        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
-        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
-        ("LANGFUSE_INIT_ORG_ID", "bench"),
-        ("LANGFUSE_INIT_PROJECT_ID", "bench"),
-        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY),
-        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY),
-        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
         ("LANGFUSE_LOG_LEVEL", "warn,ingestion::process=debug,ingestion::accept=debug"),
         // The benchmark measures speed, not back-pressure: let the backlog grow.
         ("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "1000000"),
@@ -111,9 +100,6 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         env.retain(|k, _| !k.starts_with("LANGFUSE_S3_EVENT_UPLOAD_"));
         let dir = std::env::temp_dir().join(format!("loupe-bench-blobs-{run_id}"));
         env.insert("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR".into(), dir.display().to_string());
-    } else {
-        // A prefix of its own, so that the run's blobs (gigabytes) can be deleted when it ends.
-        env.insert("LANGFUSE_S3_EVENT_UPLOAD_PREFIX".into(), format!("{database}/"));
     }
     let outcome = measure(&options, &env, &database, run_id).await;
     leftovers::remove(&env, &database).await;

@@ -19,6 +19,38 @@ pub fn stack_env(file: &Path) -> anyhow::Result<BTreeMap<String, String>> {
         .collect())
 }
 
+/// One run's environment (`env`), named `<kind>_<run id>` (`database`).
+pub struct RunEnv {
+    pub env: BTreeMap<String, String>,
+    pub run_id: u64,
+    pub database: String,
+}
+
+/// The dev stack's environment for one benchmark run: a ClickHouse database, Redis key prefix and
+/// blob prefix of its own (so runs never meet and `leftovers` can remove what it stored), web on
+/// loopback with a free gRPC port, quiet logs, and the bootstrap project `project` with its keys.
+pub fn run_env(kind: &str, (project, public_key, secret_key): (&str, &str, &str)) -> anyhow::Result<RunEnv> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut env = stack_env(&root.join(".local/stack.env"))?;
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let database = format!("{kind}_{run_id}");
+    for (k, v) in [
+        ("CLICKHOUSE_DB", database.as_str()),
+        ("LANGFUSE_REDIS_KEY_PREFIX", &format!("{database}:")),
+        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", &format!("{database}/")),
+        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1"),
+        ("LANGFUSE_INIT_ORG_ID", "bench"),
+        ("LANGFUSE_INIT_PROJECT_ID", project),
+        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", public_key),
+        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", secret_key),
+        ("LANGFUSE_OTEL_GRPC_PORT", &free_port()?.to_string()),
+        ("LANGFUSE_LOG_LEVEL", "warn"),
+    ] {
+        env.insert(k.to_owned(), v.to_owned());
+    }
+    Ok(RunEnv { env, run_id, database })
+}
+
 pub fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
