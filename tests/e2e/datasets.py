@@ -25,6 +25,8 @@ from langfuse.api.core.pydantic_utilities import UniversalBaseModel, parse_obj_a
 from langfuse.api.core.serialization import FieldMetadata
 from langfuse.api.utils.pagination.types.meta_response import MetaResponse
 
+from polling import until
+
 
 class DatasetRunItem(UniversalBaseModel):
     id: str
@@ -126,18 +128,6 @@ def call(path, model, method="GET", missing_ok=False, **kwargs):
     if response.status_code != 200:
         raise RuntimeError(f"{method} {path}: {response.status_code} {response.text}")
     return parse_obj_as(model, response.json())
-
-
-def until(what, fetch, ready):
-    """Polls `fetch` until `ready` holds for what it returned; fails after a deadline."""
-    deadline = time.monotonic() + 60
-    while True:
-        value = fetch()
-        if ready(value):
-            return value
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} never became ready; last seen: {value}")
-        time.sleep(0.2)
 
 
 # SDK 5 records the experiment only in its spans; the server turns the spans of each dataset item

@@ -8,10 +8,11 @@ Usage: python read_back.py  (reads LOUPE_URL, LOUPE_PUBLIC_KEY, LOUPE_SECRET_KEY
 import datetime
 import json
 import os
-import sys
 import time
 
 from langfuse import Langfuse, propagate_attributes
+
+from polling import until
 
 langfuse = Langfuse(
     public_key=os.environ["LOUPE_PUBLIC_KEY"],
@@ -32,18 +33,6 @@ with propagate_attributes(user_id="read-user", session_id="read-session", tags=[
         trace_id = langfuse.get_current_trace_id()
 langfuse.create_score(name="read-quality", value=0.75, trace_id=trace_id)
 langfuse.flush()
-
-
-def until(what, read, done, seconds=60):
-    """Polls `read` until `done(result)`, or fails after a deadline."""
-    deadline = time.monotonic() + seconds
-    while True:
-        result = read()
-        if done(result):
-            return result
-        if time.monotonic() > deadline:
-            sys.exit(f"{what}: not visible after {seconds}s; last read: {result}")
-        time.sleep(0.2)
 
 
 observations = until(

@@ -13,12 +13,13 @@ Usage: python trace_attributes.py  (reads LOUPE_URL, LOUPE_PUBLIC_KEY, LOUPE_SEC
 import datetime
 import json
 import os
-import sys
 import time
 import uuid
 
 from langfuse import Langfuse, propagate_attributes
 from opentelemetry import trace as otel_trace
+
+from polling import until
 
 langfuse = Langfuse(
     public_key=os.environ["LOUPE_PUBLIC_KEY"],
@@ -32,18 +33,6 @@ STARTED = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minu
 # Metadata as the SDK sends it: every value JSON-encoded, strings included.
 TRACE_METADATA = {"batchIndex": 0, "config": {"k": [1, 2]}, "label": "plain", "quoted": "123"}
 CHILD_METADATA = {"nested": {"a": [1, 2]}, "flag": True, "label": "plain", "quoted": "123"}
-
-
-def until(what, read, done, seconds=60):
-    """Polls `read` until `done(result)`, or fails after a deadline."""
-    deadline = time.monotonic() + seconds
-    while True:
-        result = read()
-        if done(result):
-            return result
-        if time.monotonic() > deadline:
-            sys.exit(f"{what}: not there after {seconds}s; last read: {result}")
-        time.sleep(0.2)
 
 
 def get(path, **params):
