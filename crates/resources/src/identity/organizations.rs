@@ -13,20 +13,7 @@ const MAX_NAME_CHARS: usize = 60;
 const NOT_FOUND: &str = "Organization not found";
 
 pub async fn create(pool: &PgPool, request: OrganizationRequest) -> Result<OrganizationBody, Error> {
-    let name = name(&request.name, "Organization", MAX_NAME_CHARS)?;
-    let metadata = metadata_object(request.metadata)?.unwrap_or_else(|| json!({}));
-    let id = uuid::Uuid::now_v7().to_string();
-    let acting = Acting::instance_admin(&id);
-    let mut tx = pool.begin().await?;
-    let organization =
-        storage::organizations::create(&mut tx, &id, &name, &metadata).await.map_err(conflict)?;
-    storage::audit::record(
-        &mut tx,
-        acting.audit(None, "organization.create", ("organization", &id), json!({"name": name})),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(OrganizationBody::new(organization, Vec::new()))
+    insert(pool, request, None).await
 }
 
 pub async fn list(pool: &PgPool) -> Result<Organizations, Error> {
@@ -101,18 +88,33 @@ pub async fn create_for_user(
     user_id: &str,
     request: OrganizationRequest,
 ) -> Result<OrganizationBody, Error> {
+    insert(pool, request, Some(user_id)).await
+}
+
+/// A new organization, its owner's membership when a person creates it (the instance admin's
+/// have none), and its audit record, in one transaction.
+async fn insert(
+    pool: &PgPool,
+    request: OrganizationRequest,
+    owner: Option<&str>,
+) -> Result<OrganizationBody, Error> {
     let name = name(&request.name, "Organization", MAX_NAME_CHARS)?;
     let metadata = metadata_object(request.metadata)?.unwrap_or_else(|| json!({}));
     let id = uuid::Uuid::now_v7().to_string();
-    let acting = Acting {
-        org_id: id.clone(),
-        actor: storage::audit::Actor::User(user_id.to_owned()),
-        subject: domain::identity::Subject::Role(domain::identity::Role::Owner),
+    let acting = match owner {
+        None => Acting::instance_admin(&id),
+        Some(user_id) => Acting {
+            org_id: id.clone(),
+            actor: storage::audit::Actor::User(user_id.to_owned()),
+            subject: domain::identity::Subject::Role(domain::identity::Role::Owner),
+        },
     };
     let mut tx = pool.begin().await?;
     let organization =
         storage::organizations::create(&mut tx, &id, &name, &metadata).await.map_err(conflict)?;
-    storage::members::set_organization_role(&mut tx, &id, user_id, "OWNER").await?;
+    if let Some(user_id) = owner {
+        storage::members::set_organization_role(&mut tx, &id, user_id, "OWNER").await?;
+    }
     storage::audit::record(
         &mut tx,
         acting.audit(None, "organization.create", ("organization", &id), json!({"name": name})),
