@@ -18,14 +18,14 @@ pub struct Browser {
     pub csrf: Option<String>,
 }
 
-struct Answer {
-    status: u16,
-    body: Value,
-    set_cookie: Option<String>,
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub set_cookie: Option<String>,
 }
 
 impl Browser {
-    async fn send(
+    pub async fn send(
         &mut self,
         app: &App,
         method: &str,

@@ -1,33 +1,72 @@
-//! Request authentication: project API keys (Basic `pk:sk`) and the instance admin key (Bearer).
+//! Request authentication: project API keys (Basic `pk:sk`), the UI's session on a project (cookie
+//! plus `X-Loupe-Project`), organization keys and the instance admin key (Bearer).
 
 use axum::extract::FromRequestParts;
-use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method};
 use secrecy::ExposeSecret;
 use subtle::ConstantTimeEq;
 
 use domain::auth::{Credentials, CredentialsError, secret_matches};
+use domain::identity::Action;
+use resources::identity::people;
 use storage::projects::Project;
 
 use crate::error::ApiError;
+use crate::session::UserSession;
 use crate::state::AppState;
 
 const INVALID_CREDENTIALS: &str = "Invalid credentials. Confirm that you've configured the correct host.";
 
-/// A request authenticated with a project's full key pair.
+/// The header that names the project a signed-in person's request is for, in place of a key pair.
+pub const PROJECT_HEADER: &str = "x-loupe-project";
+
+/// A request authenticated for one project: with the project's full key pair, or (on the routes
+/// that take this extractor) as a signed-in person with access to the project.
 #[derive(Clone)]
 pub struct ProjectAuth {
     pub project: Project,
+    /// The key pair's public key; empty for a person.
     pub public_key: String,
+    /// The signed-in person, when it is one (the author of what they write).
+    pub user_id: Option<String>,
 }
 
 impl FromRequestParts<AppState> for ProjectAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if !parts.headers.contains_key(AUTHORIZATION) && parts.headers.contains_key(PROJECT_HEADER) {
+            return person_on_project(parts, state).await;
+        }
         authenticate_project(state, &parts.headers).await
     }
+}
+
+/// The UI reads and writes through the public API as the signed-in person: the session cookie (with
+/// its CSRF token on a state change, checked by [`UserSession`]) and `X-Loupe-Project`. Reading
+/// needs any role with access to the project, anything else `ProjectWrite`; a project the person
+/// cannot see is 404, as if it did not exist.
+async fn person_on_project(parts: &mut Parts, state: &AppState) -> Result<ProjectAuth, ApiError> {
+    let session = UserSession::from_request_parts(parts, state).await?;
+    let project_id = parts
+        .headers
+        .get(PROJECT_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| ApiError::bad_request("X-Loupe-Project must name a project"))?
+        .to_owned();
+    let pool = &state.stores.postgres;
+    let acting = people::on_project(pool, &session.user.id, &project_id).await?;
+    if !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
+        acting.require(Action::ProjectWrite)?;
+    }
+    let project = storage::projects::find_project(pool, &project_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(resources::identity::projects::NOT_FOUND))?;
+    Ok(ProjectAuth { project, public_key: String::new(), user_id: Some(session.user.id) })
 }
 
 /// The project a full key pair opens. Shared by HTTP and gRPC, whose metadata converts to the same
@@ -44,7 +83,7 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
                         && !expired(key.expires_at) =>
                 {
                     state.keys.note_use(&state.stores.postgres, &public_key);
-                    Ok(ProjectAuth { project: key.project, public_key })
+                    Ok(ProjectAuth { project: key.project, public_key, user_id: None })
                 }
                 _ => Err(ApiError::unauthorized(INVALID_CREDENTIALS)),
             }
@@ -65,7 +104,7 @@ pub async fn authenticate_project_or_scores(
 ) -> Result<(ProjectAuth, bool), ApiError> {
     if let Credentials::Bearer(public_key) = credentials(headers)? {
         return match state.keys.find(&state.stores.postgres, &public_key).await? {
-            Some(key) => Ok((ProjectAuth { project: key.project, public_key }, true)),
+            Some(key) => Ok((ProjectAuth { project: key.project, public_key, user_id: None }, true)),
             None => Err(ApiError::unauthorized(
                 "Invalid public key. Confirm that you've configured the correct host.",
             )),

@@ -116,8 +116,8 @@ pub async fn delete_expired_sessions(pool: &PgPool) -> Result<u64> {
 }
 
 /// The first user (`LANGFUSE_INIT_USER_*`): created or updated (name; password when `password_hash`
-/// is given, `None` keeps the stored one) and made OWNER of the init organization. Idempotent; run
-/// after the organization bootstrap.
+/// is given, `None` keeps the stored one), made an instance admin and OWNER of the init
+/// organization. Idempotent; run after the organization bootstrap.
 pub async fn bootstrap_user(
     connection: &mut PgConnection,
     org_id: &str,
@@ -126,9 +126,10 @@ pub async fn bootstrap_user(
     password_hash: Option<&str>,
 ) -> Result<String> {
     let id: String = sqlx::query_scalar(
-        "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
+        "INSERT INTO users (id, email, name, password_hash, instance_admin) VALUES ($1, $2, $3, $4, true) \
          ON CONFLICT ((lower(email))) DO UPDATE SET name = COALESCE(EXCLUDED.name, users.name), \
-             password_hash = COALESCE(EXCLUDED.password_hash, users.password_hash), updated_at = now() \
+             password_hash = COALESCE(EXCLUDED.password_hash, users.password_hash), \
+             instance_admin = true, updated_at = now() \
          RETURNING id",
     )
     .bind(uuid::Uuid::now_v7().to_string())

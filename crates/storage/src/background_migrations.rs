@@ -170,3 +170,16 @@ pub async fn retry_failed(pool: &PgPool) -> Result<Vec<String>> {
     .fetch_all(pool)
     .await?)
 }
+
+/// Puts one failed step back to pending (its cursor kept); `false` when no step of that name is
+/// failed.
+pub async fn retry(pool: &PgPool, name: &str) -> Result<bool> {
+    let reset = sqlx::query(
+        "UPDATE background_migrations SET status = 'pending', updated_at = now() \
+         WHERE name = $1 AND status = 'failed'",
+    )
+    .bind(name)
+    .execute(pool)
+    .await?;
+    Ok(reset.rows_affected() == 1)
+}

@@ -22,10 +22,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 #[derive(Serialize, ToSchema)]
-struct BackgroundMigrations {
+pub(super) struct BackgroundMigrations {
     /// Each step of the v3 → v4 backfill, with its progress.
     #[schema(value_type = Vec<Object>)]
     data: Vec<StepProgress>,
+}
+
+impl BackgroundMigrations {
+    /// Every step as it stands now.
+    pub(super) async fn load(state: &AppState) -> Result<Self, ApiError> {
+        let now = chrono::Utc::now();
+        let steps = storage::background_migrations::list(&state.stores.postgres).await?;
+        Ok(Self { data: steps.into_iter().map(|step| StepProgress::of(step, now)).collect() })
+    }
 }
 
 #[utoipa::path(
@@ -36,10 +45,7 @@ async fn background_migrations(
     _: AdminAuth,
     State(state): State<AppState>,
 ) -> Result<Json<BackgroundMigrations>, ApiError> {
-    let now = chrono::Utc::now();
-    let steps = storage::background_migrations::list(&state.stores.postgres).await?;
-    let data = steps.into_iter().map(|step| StepProgress::of(step, now)).collect();
-    Ok(Json(BackgroundMigrations { data }))
+    Ok(Json(BackgroundMigrations::load(&state).await?))
 }
 
 #[derive(utoipa::IntoParams)]

@@ -32,8 +32,12 @@ pub fn routes() -> OpenApiRouter<AppState> {
 async fn create(
     State(state): State<AppState>,
     auth: ProjectAuth,
-    JsonBody(new): JsonBody<NewComment>,
+    JsonBody(mut new): JsonBody<NewComment>,
 ) -> Result<Json<CreatedComment>, ApiError> {
+    // A signed-in person writes as themselves: the author is who they are, not what the body says.
+    if let Some(user_id) = auth.user_id {
+        new.author_user_id = Some(user_id);
+    }
     let stores = &state.stores;
     Ok(Json(comments::create(&stores.postgres, &stores.clickhouse, &auth.project.id, new).await?))
 }

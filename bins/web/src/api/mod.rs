@@ -25,7 +25,9 @@ mod scim;
 mod score_configs;
 mod trace_deletion;
 mod ui;
+mod ui_app;
 mod ui_members;
+mod ui_saved_views;
 mod ui_settings;
 
 use std::sync::Arc;
@@ -51,6 +53,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(memberships::routes())
         .merge(scim::routes())
         .merge(ui::routes())
+        .merge(ui_app::routes())
+        .merge(ui_saved_views::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(otel::routes())

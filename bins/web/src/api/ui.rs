@@ -25,6 +25,7 @@ use storage::login_attempts::LoginAttempts;
 
 use super::body::{JsonBody, OptionalJsonBody};
 use super::openapi::ErrorBody;
+use super::ui_app::{InstanceBody, Preferences, instance, views};
 use crate::error::ApiError;
 use crate::session::{ClientAddress, UserSession, clear_cookie, cookie_token, set_cookie};
 use crate::state::AppState;
@@ -154,16 +155,37 @@ struct Me {
     user: UserBody,
     csrf_token: String,
     organizations: Vec<OrganizationAccess>,
+    /// May see the background migrations and mark other instance admins.
+    instance_admin: bool,
+    preferences: Preferences,
+    /// `v4` or `v3`: which data model the views read for this person.
+    views: &'static str,
+    instance: InstanceBody,
 }
 
-/// The signed-in person, their CSRF token, and the organizations and projects they can open.
+/// The signed-in person, their CSRF token, the organizations and projects they can open, their
+/// preferences and the deployment's settings that shape the UI.
 #[utoipa::path(
     get, path = "/api/ui/me", tag = "ui", security(("sessionCookie" = [])),
     responses((status = 200, body = Me), (status = 401, body = ErrorBody))
 )]
 async fn me(session: UserSession, State(state): State<AppState>) -> Result<Json<Me>, ApiError> {
-    let organizations = people::organizations_of(&state.stores.postgres, &session.user.id).await?;
-    Ok(Json(Me { user: session.user, csrf_token: session.csrf_token, organizations }))
+    let pool = &state.stores.postgres;
+    let organizations = people::organizations_of(pool, &session.user.id).await?;
+    let instance_admin = storage::people_settings::is_instance_admin(pool, &session.user.id).await?;
+    let preferences =
+        Preferences::from_stored(storage::people_settings::preferences(pool, &session.user.id).await?);
+    let migration = &state.config.migration;
+    let views = views(migration.write_mode, migration.allow_preview_opt_in, &preferences);
+    Ok(Json(Me {
+        user: session.user,
+        csrf_token: session.csrf_token,
+        organizations,
+        instance_admin,
+        preferences,
+        views,
+        instance: instance(&state),
+    }))
 }
 
 /// Changes the password: every session of the person ends (on every device); this browser gets a
