@@ -62,6 +62,7 @@ const OPEN: &[&str] = &[
     "/api/public/openapi.json",
     "/api/ui/auth/sign-up",
     "/api/ui/auth/sign-in",
+    "/api/ui/auth/config",
 ];
 
 #[tokio::test]

@@ -230,6 +230,7 @@ async fn set_instance_admin(
 /// instance admins only.
 #[utoipa::path(
     get, path = "/api/ui/background-migrations", tag = "ui", security(("sessionCookie" = [])),
+    operation_id = "ui_background_migrations",
     responses(
         (status = 200, body = BackgroundMigrations), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)
     )

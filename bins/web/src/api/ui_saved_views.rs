@@ -26,7 +26,9 @@ pub const MAX_STATE_BYTES: usize = 64 * 1024;
 const MAX_NAME_CHARS: usize = 100;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(update, delete))
+    OpenApiRouter::new()
+        .routes(routes!(saved_views_list, saved_views_create))
+        .routes(routes!(saved_views_update, saved_views_delete))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -107,7 +109,7 @@ fn not_found() -> ApiError {
     params(("projectId" = String, Path)),
     responses((status = 200, body = SavedViews), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody))
 )]
-async fn list(
+async fn saved_views_list(
     session: UserSession,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
@@ -127,7 +129,7 @@ async fn list(
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)
     )
 )]
-async fn create(
+async fn saved_views_create(
     session: UserSession,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
@@ -152,7 +154,7 @@ async fn create(
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)
     )
 )]
-async fn update(
+async fn saved_views_update(
     session: UserSession,
     State(state): State<AppState>,
     Path((project_id, view_id)): Path<(String, String)>,
@@ -179,7 +181,7 @@ async fn update(
         (status = 204), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)
     )
 )]
-async fn delete(
+async fn saved_views_delete(
     session: UserSession,
     State(state): State<AppState>,
     Path((project_id, view_id)): Path<(String, String)>,
