@@ -32,6 +32,11 @@ pub use single::{SingleKind, parse_scores, parse_scores_value, parse_single, par
 pub(crate) use usage::openai_usage;
 pub(crate) use values::js_length;
 
+/// The `public_key` of a payload a signed-in person sent through the UI (`user:<user id>`): the
+/// scores it carries are authored by that person (`authorUserId`). No API key has this form:
+/// `IngestionService::sender` refuses one that does, so no client can claim a person's name.
+pub const PERSON_KEY_PREFIX: &str = "user:";
+
 /// Who sent a request, and how this server is configured to take it.
 #[derive(Debug, Clone)]
 pub struct BatchContext {
@@ -44,6 +49,13 @@ pub struct BatchContext {
     pub scores_only: bool,
     pub public_key: String,
     pub sdk: SdkInfo,
+}
+
+impl BatchContext {
+    /// The signed-in person who sent the request, when a person did (see [`PERSON_KEY_PREFIX`]).
+    pub fn person(&self) -> Option<&str> {
+        self.public_key.strip_prefix(PERSON_KEY_PREFIX).filter(|id| !id.is_empty())
+    }
 }
 
 /// Whole-request failures: the HTTP layer answers 400 with this message.

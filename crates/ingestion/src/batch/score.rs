@@ -75,7 +75,8 @@ pub fn parse(
         source: source.to_owned(),
         comment,
         metadata,
-        author_user_id: None,
+        // Only a person's UI request authors a score; an SDK's `authorUserId` is not taken.
+        author_user_id: context.person().map(str::to_owned),
         config_id,
         data_type,
         string_value,

@@ -19,7 +19,7 @@ use domain::sdk::SdkInfo;
 pub use legacy::{BatchAnswer, ScoresAnswer};
 
 use crate::accept::{Acceptor, Sender};
-use crate::batch::BatchContext;
+use crate::batch::{BatchContext, PERSON_KEY_PREFIX};
 use crate::error::IngestError;
 use crate::otel::{ExportTraceServiceRequest, RejectedSpans};
 
@@ -87,9 +87,31 @@ impl IngestionService {
         headers: SdkHeaders<'_>,
         scores_only: bool,
     ) -> Result<Sender, IngestError> {
+        // A key never speaks for a person (`batch::PERSON_KEY_PREFIX`); none is created this way, and
+        // one that was would be refused rather than author scores in someone's name.
+        if public_key.starts_with(PERSON_KEY_PREFIX) {
+            return Err(IngestError::invalid(format!("API keys starting with {PERSON_KEY_PREFIX:?} are not accepted")));
+        }
         let sdk = SdkInfo::from_headers(headers.name, headers.version, headers.ingestion_version)
             .map_err(|e| IngestError::invalid(e.to_string()))?;
         Ok(Sender { project_id: project_id.to_owned(), public_key: public_key.to_owned(), sdk, scores_only })
+    }
+
+    /// A signed-in person writing through the UI's routes: the scores they send are theirs
+    /// (`authorUserId`), whatever the body says.
+    pub fn person_sender(project_id: &str, user_id: &str) -> Sender {
+        Sender {
+            project_id: project_id.to_owned(),
+            public_key: format!("{PERSON_KEY_PREFIX}{user_id}"),
+            // The UI writes scores only, which need no trace attributes propagated: it counts as a
+            // v4 producer, so the cutover readiness check (`sdk_usage`) never waits on it.
+            sdk: SdkInfo {
+                name: Some("loupe-ui".to_owned()),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+                ingestion_version: Some(domain::sdk::MAX_INGESTION_VERSION),
+            },
+            scores_only: false,
+        }
     }
 
     /// `POST /api/public/otel/v1/traces`: decodes the export (protobuf or JSON, gzip or not),
@@ -196,4 +218,19 @@ async fn blocking<T: Send + 'static>(
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| IngestError::internal(format!("parser task failed: {e}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_speaks_for_a_person() {
+        let headers = SdkHeaders::default();
+        assert!(IngestionService::sender("p", "user:u-1", headers, false).is_err());
+        assert!(IngestionService::sender("p", "pk-lf-1", headers, false).is_ok());
+        let person = IngestionService::person_sender("p", "u-1");
+        assert_eq!(person.public_key, "user:u-1");
+        assert!(person.sdk.propagates_trace_attributes(), "the UI never holds up the cutover check");
+    }
 }

@@ -194,3 +194,13 @@ fn a_repeated_score_id_keeps_the_latest() {
     assert_eq!(parsed.scores.len(), 1);
     assert_eq!(parsed.scores[0].value, 2.0, "ordered by timestamp, not by position");
 }
+
+#[test]
+fn only_a_person_authors_a_score() {
+    let body = base(json!({"value": 1, "authorUserId": "claimed"}));
+    assert_eq!(score(body.clone()).author_user_id, None, "an SDK's authorUserId is not taken");
+    let request = json!({"batch": [event("e", "score-create", body)]});
+    let person = crate::batch::BatchContext { public_key: "user:u-1".to_owned(), ..context() };
+    let parsed = crate::batch::parse_batch(request.to_string().as_bytes(), &person).unwrap();
+    assert_eq!(parsed.scores[0].author_user_id.as_deref(), Some("u-1"));
+}
