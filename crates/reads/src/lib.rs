@@ -30,6 +30,7 @@ pub mod params;
 pub mod render;
 pub mod scores;
 pub mod sql;
+pub mod trace_view;
 
 pub use page::{CursorMeta, CursorPage, PageMeta, Paged};
 pub use params::Params;

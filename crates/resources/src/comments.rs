@@ -1,5 +1,6 @@
 //! Comments (`/api/public/comments`): free text a project attaches to one of its traces,
-//! observations, sessions or prompts. Written once, never edited through the public API.
+//! observations, sessions or prompts. Never edited through the public API; a signed-in person
+//! edits and deletes their own through the UI's routes ([`update_own`], [`delete_own`]).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -105,15 +106,7 @@ fn validate(project: &str, new: &NewComment) -> Result<&'static str> {
     if new.object_id.trim().is_empty() {
         return Err(Error::bad_request("`objectId` must not be empty"));
     }
-    if new.content.trim().is_empty() {
-        return Err(Error::bad_request("`content` must not be empty"));
-    }
-    let length = new.content.chars().count();
-    if length > MAX_CONTENT_CHARS {
-        return Err(Error::bad_request(format!(
-            "`content` must be at most {MAX_CONTENT_CHARS} characters long, got {length}"
-        )));
-    }
+    checked_content(&new.content)?;
     Ok(kind)
 }
 
@@ -236,6 +229,79 @@ pub async fn list(
         .fetch_all(pool)
         .await?;
     Ok(Page::new(comments.into_iter().map(StoredComment::into_body).collect(), &page, total))
+}
+
+/// What became of a person's change to a comment.
+#[derive(Debug)]
+pub enum Owned<T> {
+    Done(T),
+    /// No such comment in the project.
+    NotFound,
+    /// The comment is someone else's (or an API client's, which has no author).
+    NotTheAuthor,
+}
+
+/// The rules of a comment's text.
+fn checked_content(content: &str) -> Result<()> {
+    if content.trim().is_empty() {
+        return Err(Error::bad_request("`content` must not be empty"));
+    }
+    let length = content.chars().count();
+    if length > MAX_CONTENT_CHARS {
+        return Err(Error::bad_request(format!(
+            "`content` must be at most {MAX_CONTENT_CHARS} characters long, got {length}"
+        )));
+    }
+    Ok(())
+}
+
+async fn author_of(pool: &PgPool, project: &str, id: &str) -> Result<Option<Option<String>>> {
+    let row: Option<(Option<String>,)> =
+        sqlx::query_as("SELECT author_user_id FROM comments WHERE project_id = $1 AND id = $2")
+            .bind(project)
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    Ok(row.map(|(author,)| author))
+}
+
+/// Replaces the text of `author`'s comment `id`.
+pub async fn update_own(pool: &PgPool, project: &str, id: &str, author: &str, content: &str) -> Result<Owned<Comment>> {
+    checked_content(content)?;
+    let sql = format!(
+        "UPDATE comments SET content = $4, updated_at = now() \
+         WHERE project_id = $1 AND id = $2 AND author_user_id = $3 RETURNING {COLUMNS}"
+    );
+    let updated: Option<StoredComment> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(id)
+        .bind(author)
+        .bind(content)
+        .fetch_optional(pool)
+        .await?;
+    Ok(match updated {
+        Some(comment) => Owned::Done(comment.into_body()),
+        None => refusal(pool, project, id).await?,
+    })
+}
+
+/// Deletes `author`'s comment `id`.
+pub async fn delete_own(pool: &PgPool, project: &str, id: &str, author: &str) -> Result<Owned<()>> {
+    let deleted = sqlx::query("DELETE FROM comments WHERE project_id = $1 AND id = $2 AND author_user_id = $3")
+        .bind(project)
+        .bind(id)
+        .bind(author)
+        .execute(pool)
+        .await?;
+    Ok(if deleted.rows_affected() > 0 { Owned::Done(()) } else { refusal(pool, project, id).await? })
+}
+
+/// Why a change by the author matched nothing: no comment, or not theirs.
+async fn refusal<T>(pool: &PgPool, project: &str, id: &str) -> Result<Owned<T>> {
+    Ok(match author_of(pool, project, id).await? {
+        None => Owned::NotFound,
+        Some(_) => Owned::NotTheAuthor,
+    })
 }
 
 #[cfg(test)]

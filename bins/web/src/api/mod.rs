@@ -29,6 +29,7 @@ mod ui_app;
 mod ui_members;
 mod ui_saved_views;
 mod ui_settings;
+mod ui_trace;
 
 use std::sync::Arc;
 
@@ -57,6 +58,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_saved_views::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
+        .merge(ui_trace::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -126,13 +126,14 @@ pub(crate) const TRACE_KIND: &str =
 /// Scores shown on observations (ScoreV3 with its subject), up to `per_subject` newest of each
 /// observation and each trace: the scores of `observations`, and the trace-kind scores of
 /// `root_traces`, the traces whose root observations are shown (spec/v4-migration-spec.md §1.4). Each comes with the
-/// observation or trace it belongs to.
+/// observation or trace it belongs to, rendered with the v3 field `groups` given.
 pub(crate) async fn on_observations(
     clickhouse: &ClickHouse,
     project_id: &str,
     observations: Vec<String>,
     root_traces: Vec<String>,
     per_subject: i64,
+    groups: &[&str],
 ) -> crate::Result<Vec<(Attached, v3::ScoreV3)>> {
     let mut matching = Sql::new("observation_id IN ");
     matching
@@ -155,7 +156,7 @@ pub(crate) async fn on_observations(
                 (None, Some(trace)) => Attached::Trace(trace),
                 (None, None) => return None,
             };
-            v3::render_row(row, &["core", "subject"]).map(|score| (attached, score))
+            v3::render_row(row, groups).map(|score| (attached, score))
         })
         .collect())
 }
