@@ -266,7 +266,13 @@ async fn author_of(pool: &PgPool, project: &str, id: &str) -> Result<Option<Opti
 }
 
 /// Replaces the text of `author`'s comment `id`.
-pub async fn update_own(pool: &PgPool, project: &str, id: &str, author: &str, content: &str) -> Result<Owned<Comment>> {
+pub async fn update_own(
+    pool: &PgPool,
+    project: &str,
+    id: &str,
+    author: &str,
+    content: &str,
+) -> Result<Owned<Comment>> {
     checked_content(content)?;
     let sql = format!(
         "UPDATE comments SET content = $4, updated_at = now() \
@@ -287,12 +293,13 @@ pub async fn update_own(pool: &PgPool, project: &str, id: &str, author: &str, co
 
 /// Deletes `author`'s comment `id`.
 pub async fn delete_own(pool: &PgPool, project: &str, id: &str, author: &str) -> Result<Owned<()>> {
-    let deleted = sqlx::query("DELETE FROM comments WHERE project_id = $1 AND id = $2 AND author_user_id = $3")
-        .bind(project)
-        .bind(id)
-        .bind(author)
-        .execute(pool)
-        .await?;
+    let deleted =
+        sqlx::query("DELETE FROM comments WHERE project_id = $1 AND id = $2 AND author_user_id = $3")
+            .bind(project)
+            .bind(id)
+            .bind(author)
+            .execute(pool)
+            .await?;
     Ok(if deleted.rows_affected() > 0 { Owned::Done(()) } else { refusal(pool, project, id).await? })
 }
 

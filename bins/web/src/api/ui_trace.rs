@@ -177,14 +177,21 @@ struct ScoreId {
 fn checked_comment(comment: Option<String>) -> Result<Option<String>, ApiError> {
     let comment = comment.filter(|c| !c.trim().is_empty());
     if comment.as_ref().is_some_and(|c| c.chars().count() > MAX_SCORE_COMMENT_CHARS) {
-        return Err(ApiError::bad_request(format!("comment must be at most {MAX_SCORE_COMMENT_CHARS} characters")));
+        return Err(ApiError::bad_request(format!(
+            "comment must be at most {MAX_SCORE_COMMENT_CHARS} characters"
+        )));
     }
     Ok(comment)
 }
 
 /// Sends one score through the ingestion service as `session`'s person: configs checked, stored by
 /// the worker like any other score.
-async fn ingest_score(state: &AppState, project_id: &str, user_id: &str, score: Map<String, Value>) -> Result<(), ApiError> {
+async fn ingest_score(
+    state: &AppState,
+    project_id: &str,
+    user_id: &str,
+    score: Map<String, Value>,
+) -> Result<(), ApiError> {
     let sender = IngestionService::person_sender(project_id, user_id);
     let body = serde_json::to_vec(&score).map_err(|e| ApiError::internal(e.to_string()))?;
     state.ingestion.scores(&sender, Bytes::from(body)).await?;
@@ -208,7 +215,9 @@ async fn score_create(
     Path(project_id): Path<String>,
     JsonBody(new): JsonBody<NewScore>,
 ) -> Result<(StatusCode, Json<ScoreId>), ApiError> {
-    people::on_project(&state.stores.postgres, &session.user.id, &project_id).await?.require(Action::ProjectWrite)?;
+    people::on_project(&state.stores.postgres, &session.user.id, &project_id)
+        .await?
+        .require(Action::ProjectWrite)?;
     let comment = checked_comment(new.comment)?;
     let id = uuid::Uuid::new_v4().to_string();
     let mut score = Map::new();
@@ -265,7 +274,9 @@ async fn score_update(
     Path((project_id, score_id)): Path<(String, String)>,
     JsonBody(change): JsonBody<ScoreChange>,
 ) -> Result<Json<ScoreId>, ApiError> {
-    people::on_project(&state.stores.postgres, &session.user.id, &project_id).await?.require(Action::ProjectWrite)?;
+    people::on_project(&state.stores.postgres, &session.user.id, &project_id)
+        .await?
+        .require(Action::ProjectWrite)?;
     let comment = checked_comment(change.comment)?;
     let stored = own_score(&state, &project_id, &score_id, &session.user.id).await?;
     let mut score = Map::new();
@@ -310,7 +321,9 @@ async fn score_delete(
     State(state): State<AppState>,
     Path((project_id, score_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    people::on_project(&state.stores.postgres, &session.user.id, &project_id).await?.require(Action::ProjectWrite)?;
+    people::on_project(&state.stores.postgres, &session.user.id, &project_id)
+        .await?
+        .require(Action::ProjectWrite)?;
     own_score(&state, &project_id, &score_id, &session.user.id).await?;
     let now = chrono::Utc::now().timestamp_millis();
     if !storage::clickhouse::v3::delete_score(&state.stores.clickhouse, &project_id, &score_id, now).await? {
@@ -352,7 +365,8 @@ async fn comment_update(
 ) -> Result<Json<Comment>, ApiError> {
     let pool = &state.stores.postgres;
     people::on_project(pool, &session.user.id, &project_id).await?.require(Action::ProjectWrite)?;
-    let outcome = comments::update_own(pool, &project_id, &comment_id, &session.user.id, &change.content).await?;
+    let outcome =
+        comments::update_own(pool, &project_id, &comment_id, &session.user.id, &change.content).await?;
     Ok(Json(owned(outcome)?))
 }
 

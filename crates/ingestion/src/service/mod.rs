@@ -90,7 +90,9 @@ impl IngestionService {
         // A key never speaks for a person (`batch::PERSON_KEY_PREFIX`); none is created this way, and
         // one that was would be refused rather than author scores in someone's name.
         if public_key.starts_with(PERSON_KEY_PREFIX) {
-            return Err(IngestError::invalid(format!("API keys starting with {PERSON_KEY_PREFIX:?} are not accepted")));
+            return Err(IngestError::invalid(format!(
+                "API keys starting with {PERSON_KEY_PREFIX:?} are not accepted"
+            )));
         }
         let sdk = SdkInfo::from_headers(headers.name, headers.version, headers.ingestion_version)
             .map_err(|e| IngestError::invalid(e.to_string()))?;

@@ -328,7 +328,8 @@ async fn scores_of(
     if observations.is_empty() {
         return Ok(Vec::new());
     }
-    scores::on_observations(clickhouse, project_id, observations, roots, per_subject, &["core", "subject"]).await
+    scores::on_observations(clickhouse, project_id, observations, roots, per_subject, &["core", "subject"])
+        .await
 }
 
 fn is_root(row: &Row) -> bool {

@@ -15,8 +15,8 @@ use utoipa::ToSchema;
 
 use super::{Model, trace_root_id};
 use crate::render::{self, Num};
-use crate::scores::v3::ScoreV3;
 use crate::scores;
+use crate::scores::v3::ScoreV3;
 use crate::sql::{Sql, all_of, equals, project};
 use crate::{ReadError, Result};
 
@@ -112,7 +112,9 @@ impl Field {
             "input" => Ok(Self::Input),
             "output" => Ok(Self::Output),
             "metadata" => Ok(Self::Metadata),
-            other => Err(ReadError::bad_request(format!("field must be input, output or metadata, got {other:?}"))),
+            other => {
+                Err(ReadError::bad_request(format!("field must be input, output or metadata, got {other:?}")))
+            }
         }
     }
 }
@@ -149,7 +151,9 @@ const EVENT_COST: &str = "if(empty(cost_details), NULL, \
     toFloat64(if(mapContains(cost_details, 'total'), cost_details['total'], calculated_total_cost)))";
 
 fn source(model: Model, project_id: &str, trace_id: &str, observation_id: &str, chars: usize) -> Source {
-    let scope = |id_column: &str, id: &str| all_of(&[project(project_id), equals("trace_id", trace_id), equals(id_column, id)]);
+    let scope = |id_column: &str, id: &str| {
+        all_of(&[project(project_id), equals("trace_id", trace_id), equals(id_column, id)])
+    };
     match model {
         Model::V4 => {
             let mut from = Sql::new("(SELECT *, calculated_total_cost FROM events_full WHERE ");
@@ -198,7 +202,8 @@ fn source(model: Model, project_id: &str, trace_id: &str, observation_id: &str, 
             Source {
                 from,
                 columns: format!(
-                    "id, trace_id AS traceId, ifNull(parent_observation_id, '') AS parentId, name, type, level, \
+                    "id, trace_id AS traceId, ifNull(parent_observation_id, concat('t-', trace_id)) AS parentId, name, type, \
+                     level, \
                      ifNull(status_message, '') AS statusMessage, ifNull(version, '') AS version, environment, \
                      start_time AS startTime, end_time AS endTime, completion_start_time AS completionStartTime, \
                      ifNull(provided_model_name, '') AS model, ifNull(internal_model_id, '') AS modelId, \
@@ -293,18 +298,20 @@ pub async fn detail(
         preview("output", src.output),
     ));
     sql.append(&src.from).push(" WHERE is_deleted = 0");
-    let row: Row = sql.fetch(clickhouse).await?.into_iter().next().ok_or_else(|| not_found(observation_id))?;
+    let row: Row =
+        sql.fetch(clickhouse).await?.into_iter().next().ok_or_else(|| not_found(observation_id))?;
     let is_root = match src.root {
         Root::Always => true,
         Root::WithoutParent => row.parent_id.is_empty(),
     };
     let roots = if is_root { vec![row.trace_id.clone()] } else { Vec::new() };
     let groups = ["core", "subject", "details", "annotation"];
-    let scores = scores::on_observations(clickhouse, project_id, vec![row.id.clone()], roots, MAX_SCORES, &groups)
-        .await?
-        .into_iter()
-        .map(|(_, score)| score)
-        .collect();
+    let scores =
+        scores::on_observations(clickhouse, project_id, vec![row.id.clone()], roots, MAX_SCORES, &groups)
+            .await?
+            .into_iter()
+            .map(|(_, score)| score)
+            .collect();
     Ok(into_detail(row, is_root, scores))
 }
 
@@ -313,7 +320,11 @@ fn text(value: String) -> Option<String> {
 }
 
 fn into_detail(row: Row, is_root: bool, scores: Vec<ScoreV3>) -> ObservationDetail {
-    let value = |preview: String, bytes: u64, truncated: bool| ValuePreview { preview: text(preview), bytes, truncated };
+    let value = |preview: String, bytes: u64, truncated: bool| ValuePreview {
+        preview: text(preview),
+        bytes,
+        truncated,
+    };
     let mut values: Map<String, Value> = Map::new();
     for (key, text) in row.metadata_names.into_iter().zip(row.metadata_values) {
         values.insert(key, render::metadata_value(text));
@@ -392,7 +403,8 @@ pub async fn full_value(
             sql.append(&src.from).push(" WHERE is_deleted = 0");
             let row: Option<Metadata> = sql.fetch(clickhouse).await?.into_iter().next();
             let row = row.ok_or_else(|| not_found(observation_id))?;
-            let map = row.names.into_iter().zip(row.values).map(|(k, v)| (k, render::metadata_value(v))).collect();
+            let map =
+                row.names.into_iter().zip(row.values).map(|(k, v)| (k, render::metadata_value(v))).collect();
             Ok(FullValue::Metadata(Value::Object(map)))
         }
     }

@@ -33,11 +33,17 @@ impl Model {
     /// `model=v3|v4` as asked for, else the model the write mode writes (v4 in `events_only`, v3
     /// otherwise); refused where the public reads of that model are (`gate`): v3 in `events_only`,
     /// v4 without the preview opt-in.
-    pub fn chosen(asked: Option<&str>, mode: WriteMode, allow_preview_opt_in: bool) -> Result<Self, ReadError> {
+    pub fn chosen(
+        asked: Option<&str>,
+        mode: WriteMode,
+        allow_preview_opt_in: bool,
+    ) -> Result<Self, ReadError> {
         let model = match asked {
             Some("v3") => Self::V3,
             Some("v4") => Self::V4,
-            Some(other) => return Err(ReadError::bad_request(format!("model must be v3 or v4, got {other:?}"))),
+            Some(other) => {
+                return Err(ReadError::bad_request(format!("model must be v3 or v4, got {other:?}")));
+            }
             None if mode == WriteMode::EventsOnly => Self::V4,
             None => Self::V3,
         };

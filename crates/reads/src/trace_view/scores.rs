@@ -4,10 +4,10 @@
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
 
+use crate::Result;
 use crate::latest;
 use crate::scores::{SCORE_COLUMNS, ScoreRow, ScoreValue};
 use crate::sql::{Sql, project};
-use crate::Result;
 
 /// A live score as stored.
 #[derive(Debug, Clone, PartialEq)]

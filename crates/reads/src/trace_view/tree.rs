@@ -82,7 +82,12 @@ pub(crate) struct Node {
 }
 
 /// The tree of `trace_id`; 404 when the trace has no observation in this model.
-pub async fn tree(clickhouse: &ClickHouse, project_id: &str, trace_id: &str, model: Model) -> Result<TraceTree> {
+pub async fn tree(
+    clickhouse: &ClickHouse,
+    project_id: &str,
+    trace_id: &str,
+    model: Model,
+) -> Result<TraceTree> {
     let nodes = match model {
         Model::V4 => events(clickhouse, project_id, trace_id).await?,
         Model::V3 => v3(clickhouse, project_id, trace_id).await?,
@@ -137,7 +142,10 @@ async fn v3(clickhouse: &ClickHouse, project_id: &str, trace_id: &str) -> Result
         "SELECT name, toUnixTimestamp64Micro(timestamp) AS start FROM (SELECT name, timestamp, is_deleted \
          FROM traces WHERE ",
     );
-    trace.append(&all_of(&[project(project_id), equals("id", trace_id)])).push(NEWEST_BY_ID).push(") WHERE is_deleted = 0");
+    trace
+        .append(&all_of(&[project(project_id), equals("id", trace_id)]))
+        .push(NEWEST_BY_ID)
+        .push(") WHERE is_deleted = 0");
     let Some(row) = trace.fetch::<TraceRow>(clickhouse).await?.into_iter().next() else {
         return Ok(nodes);
     };
@@ -167,8 +175,11 @@ async fn v3(clickhouse: &ClickHouse, project_id: &str, trace_id: &str) -> Result
 pub(crate) fn build(trace_id: &str, model: Model, nodes: Vec<Node>) -> TraceTree {
     let count = nodes.len();
     let origin = nodes.iter().map(|n| n.start).min().unwrap_or_default();
-    let rows: HashMap<&str, i32> =
-        nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i32::try_from(i).unwrap_or(i32::MAX))).collect();
+    let rows: HashMap<&str, i32> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i32::try_from(i).unwrap_or(i32::MAX)))
+        .collect();
     let mut strings = Strings::default();
     let mut tree = TraceTree {
         trace_id: trace_id.to_owned(),
@@ -275,7 +286,10 @@ mod tests {
         assert_eq!(tree.parents, [NO_PARENT, 0, 0, MISSING_PARENT, MISSING_PARENT]);
         assert_eq!(
             tree.missing_parents,
-            [MissingParent { index: 3, parent_id: "gone".into() }, MissingParent { index: 4, parent_id: "e".into() }]
+            [
+                MissingParent { index: 3, parent_id: "gone".into() },
+                MissingParent { index: 4, parent_id: "e".into() }
+            ]
         );
         assert_eq!(tree.starts, [0, 10, 20, 30, 40]);
         assert_eq!(tree.ends[1], Some(20));
@@ -289,7 +303,8 @@ mod tests {
 
     #[test]
     fn the_columnar_body_is_small() {
-        let nodes: Vec<Node> = (0..10_000).map(|i| node(&format!("{i:016x}"), "0000000000000000", i)).collect();
+        let nodes: Vec<Node> =
+            (0..10_000).map(|i| node(&format!("{i:016x}"), "0000000000000000", i)).collect();
         let body = serde_json::to_vec(&build("t", Model::V4, nodes)).unwrap();
         assert!(body.len() < 10_000 * 80, "{} bytes for 10 000 nodes", body.len());
     }
