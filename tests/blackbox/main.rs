@@ -35,5 +35,6 @@ mod sessions;
 mod sessions_settings;
 mod trace_attributes;
 mod trace_deletion;
+mod ui;
 mod web_limits;
 mod write_modes;
