@@ -26,7 +26,6 @@ use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::error::ApiError;
-use crate::state::AppState;
 
 const SETTING: &str = "LANGFUSE_UI_DIR";
 const HASHED_ASSETS: &str = "/assets/";
@@ -54,7 +53,7 @@ pub fn validate(dir: &Path) -> anyhow::Result<()> {
 
 /// The fallback of `router`: the UI where it is built, the "not built" page where it is not, and
 /// the API's JSON 404 for API paths either way.
-pub fn mount(router: Router<AppState>, dir: &Path) -> Router<AppState> {
+pub fn mount<S: Clone + Send + Sync + 'static>(router: Router<S>, dir: &Path) -> Router<S> {
     let ui = Arc::new(UiFiles::open(dir));
     router.fallback(move |request: Request| {
         let ui = ui.clone();
@@ -165,29 +164,4 @@ fn escape(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn api_paths_are_never_the_uis() {
-        for path in ["/api", "/api/", "/api/public/nothing", "/api/ui/me", "/metrics"] {
-            assert!(is_api(path), "{path}");
-        }
-        for path in ["/", "/sign-in", "/project/p/observations", "/apiary", "/background-migrations"] {
-            assert!(!is_api(path), "{path}");
-        }
-    }
-
-    #[test]
-    fn a_file_is_not_a_ui_directory_but_a_missing_directory_is_allowed() {
-        let dir = std::env::temp_dir().join(format!("loupe-ui-validate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("file");
-        std::fs::write(&file, "x").unwrap();
-        let error = validate(&file).unwrap_err().to_string();
-        assert!(error.contains(SETTING), "{error}");
-        assert!(validate(&dir).is_ok());
-        assert!(validate(&dir.join("missing")).is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod tests;
