@@ -1,12 +1,12 @@
 // The frame of every signed-in page: a skip link, the header (product, project switcher, the
 // project's pages, theme, account), and the page itself.
 
-import { Suspense } from "react";
+import { Suspense, useEffect } from "react";
 import { Link, NavLink, Outlet, useMatch } from "react-router";
 
 import { Loading } from "../components/States";
 import { ProjectSwitcher } from "./ProjectSwitcher";
-import { projectPages, projectPath } from "./routes";
+import { preloadProjectPages, projectPages, projectPath } from "./routes";
 import { ThemeToggle } from "./ThemeToggle";
 import { UserMenu } from "./UserMenu";
 import { useMe } from "./session";
@@ -15,6 +15,7 @@ export function Shell() {
   const me = useMe();
   const match = useMatch("/project/:projectId/*");
   const projectId = match?.params.projectId;
+  useEffect(preloadProjectPages, []);
 
   return (
     <div className="shell">

@@ -4,26 +4,33 @@
 
 import { lazy, type ComponentType, type LazyExoticComponent } from "react";
 
+type Load = () => Promise<{ default: ComponentType }>;
+
 export interface ProjectPage {
   /** Under /project/{projectId}/. */
   path: string;
   /** In the header's nav; pages without one are reached from other pages. */
   label?: string;
   component: LazyExoticComponent<ComponentType>;
+  load: Load;
+}
+
+function page(path: string, label: string | undefined, load: Load): ProjectPage {
+  return { path, ...(label ? { label } : {}), component: lazy(load), load };
 }
 
 export const projectPages: readonly ProjectPage[] = [
-  {
-    path: "observations",
-    label: "Observations",
-    component: lazy(() => import("../features/observations/ObservationsPage")),
-  },
-  {
-    path: "sessions",
-    label: "Sessions",
-    component: lazy(() => import("../features/sessions/SessionsPage")),
-  },
+  page("observations", "Observations", () => import("../features/observations/ObservationsPage")),
+  page("sessions", "Sessions", () => import("../features/sessions/SessionsPage")),
 ];
+
+/** Fetches every project page's code while the browser is idle, once someone is signed in, so
+ * moving between pages never waits for the network. */
+export function preloadProjectPages(): void {
+  const load = () => projectPages.forEach((p) => void p.load().catch(() => undefined));
+  if (typeof requestIdleCallback === "function") requestIdleCallback(load, { timeout: 2000 });
+  else setTimeout(load, 200);
+}
 
 /** The page a project opens on. */
 export const PROJECT_HOME = "observations";
