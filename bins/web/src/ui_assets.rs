@@ -62,8 +62,15 @@ pub fn mount<S: Clone + Send + Sync + 'static>(router: Router<S>, dir: &Path) ->
 }
 
 enum UiFiles {
-    Built { files: ServeDir, pages: ServeDir<ServeFile> },
+    Built(Box<Built>),
     Missing(PathBuf),
+}
+
+struct Built {
+    /// The build's files as they are: `/assets/…`, where a missing file is a 404.
+    files: ServeDir,
+    /// The same, with `index.html` for any other path: the app's pages.
+    pages: ServeDir<ServeFile>,
 }
 
 impl UiFiles {
@@ -80,7 +87,7 @@ impl UiFiles {
         let files = ServeDir::new(dir).precompressed_gzip();
         let pages =
             ServeDir::new(dir).precompressed_gzip().fallback(ServeFile::new(index).precompressed_gzip());
-        Self::Built { files, pages }
+        Self::Built(Box::new(Built { files, pages }))
     }
 
     async fn answer(&self, request: Request) -> Response {
@@ -91,11 +98,11 @@ impl UiFiles {
         }
         match self {
             Self::Missing(dir) => not_built(dir),
-            Self::Built { files, pages } => {
+            Self::Built(built) => {
                 let response = if path.starts_with(HASHED_ASSETS) {
-                    files.clone().oneshot(request).await.map(|r| r.map(Body::new))
+                    built.files.clone().oneshot(request).await.map(|r| r.map(Body::new))
                 } else {
-                    pages.clone().oneshot(request).await.map(|r| r.map(Body::new))
+                    built.pages.clone().oneshot(request).await.map(|r| r.map(Body::new))
                 };
                 match response {
                     Ok(response) => with_headers(&path, response),

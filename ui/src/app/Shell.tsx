@@ -42,7 +42,7 @@ export function Shell() {
         <div className="shell__spacer" />
         {me.instanceAdmin && (
           <NavLink to="/background-migrations" className="nav-link">
-            Migrations
+            Background migrations
           </NavLink>
         )}
         <ThemeToggle />

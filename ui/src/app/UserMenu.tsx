@@ -28,11 +28,6 @@ export function UserMenu() {
       <Link role="menuitem" className="menu__item" to="/setup">
         New organization or project
       </Link>
-      {me.instanceAdmin && (
-        <Link role="menuitem" className="menu__item" to="/background-migrations">
-          Background migrations
-        </Link>
-      )}
       {choice !== "system" && <MenuItem onSelect={() => setChoice("system")}>Follow the system theme</MenuItem>}
       <MenuSeparator />
       <MenuItem onSelect={() => void signOut()}>
