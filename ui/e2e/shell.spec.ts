@@ -34,6 +34,7 @@ test("the theme follows the OS until the person picks one, which is kept", async
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
   await expect(page.getByRole("button", { name: "Switch to dark theme" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: loupe.projectName, level: 1 })).toBeVisible();
   await shot(page, testInfo, "light-chosen");
 
   await page.getByRole("button", { name: "Switch to dark theme" }).click();

@@ -6,6 +6,7 @@ import { applyStoredTheme } from "./app/theme";
 import "./styles/tokens.css";
 import "./styles/base.css";
 import "./styles/components.css";
+import "./styles/layout.css";
 
 applyStoredTheme();
 
