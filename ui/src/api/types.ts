@@ -49,6 +49,8 @@ export interface Me {
   organizations: OrganizationAccess[];
   preferences?: Preferences;
   instanceAdmin?: boolean;
+  /** Which data model the person's views read: `v4` (the events) or `v3` (the legacy tables). */
+  views?: "v4" | "v3";
 }
 
 /** `GET /api/ui/auth/config`. */

@@ -22,6 +22,7 @@ function page(path: string, label: string | undefined, load: Load): ProjectPage 
 export const projectPages: readonly ProjectPage[] = [
   page("observations", "Observations", () => import("../features/observations/ObservationsPage")),
   page("sessions", "Sessions", () => import("../features/sessions/SessionsPage")),
+  page("traces", undefined, () => import("../features/trace/TracePage")),
 ];
 
 /** Fetches every project page's code while the browser is idle, once someone is signed in, so
