@@ -165,6 +165,17 @@ export function traceApi(projectId: string, client: ApiClient = api) {
     deleteComment(id: string): Promise<void> {
       return client.delete(`${project}/comments/${encodeURIComponent(id)}`);
     },
+    /** Names of the organization's members by id (for authors); empty when the person may not list them. */
+    async memberNames(organizationId: string): Promise<Map<string, string>> {
+      try {
+        const body = await client.get<{ memberships: { userId: string; name: string; email: string }[] }>(
+          `/api/ui/organizations/${encodeURIComponent(organizationId)}/members`,
+        );
+        return new Map(body.memberships.map((m) => [m.userId, m.name || m.email]));
+      } catch {
+        return new Map();
+      }
+    },
     scoreConfigs(): Promise<Paginated<ScoreConfig>> {
       return client.get("/api/public/score-configs", { projectId, query: { limit: 100 } });
     },
