@@ -156,7 +156,12 @@ function Container({ doc, entry, path, depth, openDepth, keyed }: NodeProps) {
               </button>
             </div>
           )}
-          <div className="json-tree__row json-tree__bracket">{closeBracket}</div>
+        </div>
+      )}
+      {open && size > 0 && (
+        <div className="json-tree__row json-tree__bracket">
+          <span className="json-tree__spacer" aria-hidden="true" />
+          {closeBracket}
         </div>
       )}
     </div>

@@ -51,7 +51,11 @@ export function ObservationDetailView({ api, detail, model, configs, people, can
   const firstToken = start !== null ? micros(detail.completionStartTime) : null;
   const usageKeys = Object.keys(detail.usageDetails);
   const costKeys = Object.keys(detail.costDetails);
-  const parameters = useMemo(() => (detail.modelParameters === null ? null : localDoc(detail.modelParameters)), [detail.modelParameters]);
+  const parameters = useMemo(() => {
+    const value = detail.modelParameters;
+    const empty = value === null || (typeof value === "object" && Object.keys(value as object).length === 0);
+    return empty ? null : localDoc(value);
+  }, [detail.modelParameters]);
   const url = (field: "input" | "output" | "metadata") => api.valueUrl(detail.traceId, detail.id, model, field);
 
   return (

@@ -108,7 +108,10 @@ export function TracePanel({ projectId, traceId, observationId, onSelectObservat
     });
   }, []);
 
-  // j/k and Esc from anywhere while the panel is open (see index.ts).
+  // j/k and Esc from anywhere while the panel is open (see index.ts). Keys pressed faster than the
+  // host's URL follows move on from the row last asked for, until the selection gets there.
+  const intended = useRef<number | null>(null);
+  if (intended.current === selectedRow) intended.current = null;
   const keys = useRef({ rows, selectedRow, select, onClose });
   keys.current = { rows, selectedRow, select, onClose };
   useEffect(() => {
@@ -118,9 +121,13 @@ export function TracePanel({ projectId, traceId, observationId, onSelectObservat
       if (event.key === "Escape") {
         onClose();
       } else if (event.key === "j" || event.key === "k") {
-        const index = rows.indexOf(selectedRow);
+        const from = intended.current ?? selectedRow;
+        const index = rows.indexOf(from);
         const next = rows[Math.min(Math.max(index + (event.key === "j" ? 1 : -1), 0), rows.length - 1)];
-        if (next !== undefined && next !== selectedRow) select(next);
+        if (next !== undefined && next !== from) {
+          intended.current = next;
+          select(next);
+        }
       } else {
         return;
       }
@@ -193,7 +200,17 @@ export function TracePanel({ projectId, traceId, observationId, onSelectObservat
                     <span>{formatDuration(trace.span)}</span>
                   </span>
                 </div>
-                <TraceTreeView model={trace} rows={rows} selected={selectedRow} collapsed={collapsed} onSelect={select} onToggle={toggle} />
+                <TraceTreeView
+                  model={trace}
+                  rows={rows}
+                  selected={selectedRow}
+                  collapsed={collapsed}
+                  onSelect={(row) => {
+                    intended.current = null;
+                    select(row);
+                  }}
+                  onToggle={toggle}
+                />
               </>
             ))}
         </div>
