@@ -130,6 +130,9 @@ test("a trace is walked with j/k, scored and commented", async ({ page }, testIn
   await expect(conversation).toContainText("How many legs does a cat have?");
   await expect(page.getByRole("region", { name: "Output" }).locator("strong")).toHaveText("four");
   await shot(page, testInfo, "generation");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, testInfo, "generation-dark");
+  await page.emulateMedia({ colorScheme: "light" });
   await page.keyboard.press("j");
   await expect(selectedNode(page)).toHaveAttribute("data-observation-id", tool);
   await page.keyboard.press("j");

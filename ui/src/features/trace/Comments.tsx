@@ -8,7 +8,7 @@ import { describeError } from "../../api/client";
 import type { Comment, ObservationDetail, TraceApi } from "../../api/trace";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError } from "../../components/States";
-import { Markdown } from "./Markdown";
+import { Markdown } from "../../components/value/Markdown";
 import { authorName, DeleteButton, type People } from "./Scores";
 import { useLoad } from "./useLoad";
 

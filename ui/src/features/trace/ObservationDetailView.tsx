@@ -5,8 +5,8 @@ import { useMemo, type ReactNode } from "react";
 
 import type { DataModel, ObservationDetail, ScoreConfig, TraceApi } from "../../api/trace";
 import { Comments } from "./Comments";
-import { localDoc } from "./jsonDoc";
-import { JsonTree } from "./JsonTree";
+import { localDoc } from "../../components/value/jsonDoc";
+import { JsonTree } from "../../components/value/JsonTree";
 import { formatCost, formatDuration } from "./preview";
 import { Scores, type Pending, type People } from "./Scores";
 import { typeLabel } from "./TraceTreeView";

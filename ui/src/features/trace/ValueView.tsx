@@ -8,12 +8,12 @@ import { useEffect, useMemo, useState, type ReactNode } from "react";
 import type { MetadataPreview, ValuePreview } from "../../api/trace";
 import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
-import { ChatView } from "./ChatView";
-import { detectChat, type ChatMessage } from "./chat";
-import { localDoc, openFullValue, type FullValue, type JsonDoc } from "./jsonDoc";
-import { JsonTree } from "./JsonTree";
+import { ChatView } from "../../components/value/ChatView";
+import { detectChat, type ChatMessage } from "../../components/value/chat";
+import { localDoc, openFullValue, type FullValue, type JsonDoc } from "../../components/value/jsonDoc";
+import { JsonTree } from "../../components/value/JsonTree";
 import { formatBytes, readPreview } from "./preview";
-import { TextBlock } from "./TextBlock";
+import { TextBlock } from "../../components/value/TextBlock";
 
 type Full = { status: "idle" } | { status: "loading" } | { status: "done"; value: FullValue } | { status: "error"; message: string };
 

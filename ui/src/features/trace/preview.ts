@@ -2,7 +2,7 @@
 // preview was all of it), or the beginning of its text with its whole size.
 
 import type { ValuePreview } from "../../api/trace";
-import { parseStored } from "./jsonModel";
+import { parseStored } from "../../components/value/jsonModel";
 
 export type Shown =
   | { kind: "empty" }

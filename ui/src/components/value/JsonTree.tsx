@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 
 import type { JsonDoc } from "./jsonDoc";
 import { PAGE_SIZE, type JsonEntry, type JsonPath } from "./jsonModel";
+import "./value.css";
 
 /** Characters of a long string added per "Show more". */
 const STRING_STEP = 50_000;

@@ -4,6 +4,7 @@
 // restyle the page. Enough of CommonMark for what models write; tables show as text.
 
 import type { ReactNode } from "react";
+import "./value.css";
 
 const INLINE =
   /(`+)([^`]+?)\1|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:[^*]*[^*\s])?)\*|\b_([^_\s](?:[^_]*[^_\s])?)_\b|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<]+[^\s<.,;:!?)\]'"])/g;

@@ -4,6 +4,7 @@
 import { useState } from "react";
 
 import { Markdown } from "./Markdown";
+import "./value.css";
 
 /** Longer strings are shown as plain text. */
 const MARKDOWN_LIMIT = 50_000;

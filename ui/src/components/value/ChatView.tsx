@@ -8,6 +8,7 @@ import type { ChatMessage, ChatPart } from "./chat";
 import { localDoc } from "./jsonDoc";
 import { JsonTree } from "./JsonTree";
 import { TextBlock } from "./TextBlock";
+import "./value.css";
 
 const FIRST_MESSAGES = 100;
 
