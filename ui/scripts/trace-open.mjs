@@ -31,7 +31,17 @@ for (const traceId of process.argv.slice(2)) {
     const firstRows = Date.now() - started;
     const timing = await page.evaluate(() => {
       const entry = performance.getEntriesByType("resource").find((e) => e.name.includes("/tree?"));
-      return entry ? { treeRequest: entry.responseEnd - entry.requestStart, treeWait: entry.responseStart - entry.requestStart, bytes: entry.encodedBodySize, firstRowsInPage: performance.now() } : null;
+      const rows = performance.getEntriesByName("loupe:trace-rows").at(-1);
+      return entry
+        ? {
+            // Milliseconds since navigation: the tree request sent and answered, the first rows rendered.
+            treeSent: Math.round(entry.startTime),
+            treeAnswered: Math.round(entry.responseEnd),
+            rowsRendered: rows ? Math.round(rows.startTime) : null,
+            treeRequest: Math.round(entry.responseEnd - entry.requestStart),
+            bytes: entry.encodedBodySize,
+          }
+        : null;
     });
     runs.push({ firstRows, ...timing });
     await page.close();

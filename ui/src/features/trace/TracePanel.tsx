@@ -16,7 +16,7 @@ import { formatCost, formatDuration } from "./preview";
 import { isStored, type Pending } from "./Scores";
 import { ancestors, buildTree, defaultRow, durationOf, nameOf, visibleRows } from "./tree";
 import { TraceTreeView } from "./TraceTreeView";
-import { useLoad } from "./useLoad";
+import { useEarlyLoad, useLoad } from "./useLoad";
 import "./trace.css";
 
 export interface TracePanelProps {
@@ -38,7 +38,12 @@ function editable(target: EventTarget | null): boolean {
   return target.isContentEditable || target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT";
 }
 
-export function TracePanel({ projectId, traceId, observationId, onSelectObservation, onClose }: TracePanelProps) {
+/** One panel per trace: another trace starts afresh (nothing folded, nothing pending). */
+export function TracePanel(props: TracePanelProps) {
+  return <Panel key={`${props.projectId}\u0000${props.traceId}`} {...props} />;
+}
+
+function Panel({ projectId, traceId, observationId, onSelectObservation, onClose }: TracePanelProps) {
   const me = useMe();
   const model: DataModel = me.views ?? "v4";
   const access = findProject(me, projectId);
@@ -46,7 +51,7 @@ export function TracePanel({ projectId, traceId, observationId, onSelectObservat
   const organizationId = access?.organization.id;
   const api = useMemo(() => traceApi(projectId), [projectId]);
 
-  const [tree, reloadTree] = useLoad(async (signal) => buildTree(await api.tree(traceId, model, signal)), [api, traceId, model]);
+  const [tree, reloadTree] = useEarlyLoad(async () => buildTree(await api.tree(traceId, model)), [api, traceId, model]);
   const trace = tree.status === "done" ? tree.data : null;
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const rows = useMemo(() => (trace ? visibleRows(trace, collapsed) : new Int32Array()), [trace, collapsed]);
@@ -68,8 +73,8 @@ export function TracePanel({ projectId, traceId, observationId, onSelectObservat
     }
   }, [trace, selectedRow, collapsed]);
 
-  const [detail, reloadDetail] = useLoad(
-    (signal) => (selectedId === undefined ? new Promise<never>(() => undefined) : api.detail(traceId, selectedId, model, signal)),
+  const [detail, reloadDetail] = useEarlyLoad(
+    () => (selectedId === undefined ? new Promise<never>(() => undefined) : api.detail(traceId, selectedId, model)),
     [api, traceId, selectedId, model],
   );
   const [configs] = useLoad(() => api.scoreConfigs().then((page) => page.data), [api]);

@@ -54,6 +54,11 @@ export function TraceTreeView({ model, rows, selected, collapsed, onSelect, onTo
   });
   const selectedIndex = rows.indexOf(selected);
 
+  // When the first rows are on screen, for the timing of `just bench trace` (ui/scripts/trace-open.mjs).
+  useEffect(() => {
+    performance.mark("loupe:trace-rows", { detail: { rows: model.count } });
+  }, [model]);
+
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
   }, [selectedIndex, virtualizer]);
