@@ -3,7 +3,7 @@
 // is selected; score configs and member names once per panel.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { Link } from "react-router";
+import { Link, useLocation } from "react-router";
 
 import type { DataModel } from "../../api/trace";
 import { traceApi } from "../../api/trace";
@@ -50,6 +50,8 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
   const canWrite = WRITERS.has(access?.project.role ?? "NONE");
   const organizationId = access?.organization.id;
   const api = useMemo(() => traceApi(projectId), [projectId]);
+  // On its own page the panel offers no link to it.
+  const onItsPage = useLocation().pathname === tracePath(projectId, traceId);
 
   const [tree, reloadTree] = useEarlyLoad(async () => buildTree(await api.tree(traceId, model)), [api, traceId, model]);
   const trace = tree.status === "done" ? tree.data : null;
@@ -181,9 +183,11 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
           </p>
         </div>
         <div className="trace-panel__actions">
-          <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
-            Open as page
-          </Link>
+          {!onItsPage && (
+            <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
+              Open as page
+            </Link>
+          )}
           <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close trace" title="Close (Esc)">
             ✕
           </Button>
