@@ -37,5 +37,6 @@ mod trace_attributes;
 mod trace_deletion;
 mod ui;
 mod ui_api;
+mod ui_observations;
 mod web_limits;
 mod write_modes;

@@ -102,6 +102,8 @@ export function ObservationsView() {
 
   // --- selection and keyboard ---------------------------------------------------------------------
   const [active, setActive] = useState(-1);
+  const activeRef = useRef(active);
+  activeRef.current = active;
   useEffect(() => setActive(-1), [search.replace(/(^|&)(trace|observation)=[^&]*/g, "")]);
   const open = useCallback(
     (row: ObservationRow) => {
@@ -127,27 +129,30 @@ export function ObservationsView() {
     [search, setParams],
   );
 
-  const rowsRef = useRef(data.rows);
-  rowsRef.current = data.rows;
+  // One listener for the page's life, reading the current rows, selection and `open` from refs, so
+  // no key is lost while a re-render swaps it.
+  const keys = useRef({ rows: data.rows, panelOpen: !!traceId, open });
+  keys.current = { rows: data.rows, panelOpen: !!traceId, open };
   useEffect(() => {
-    if (traceId) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
-      const rows = rowsRef.current;
+      const { rows, panelOpen, open: openRow } = keys.current;
+      if (panelOpen || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
       if (event.key === "j" || event.key === "k") {
         event.preventDefault();
-        setActive((a) => Math.max(0, Math.min(rows.length - 1, a + (event.key === "j" ? 1 : -1))));
+        const next = Math.max(0, Math.min(rows.length - 1, activeRef.current + (event.key === "j" ? 1 : -1)));
+        activeRef.current = next;
+        setActive(next);
       } else if (event.key === "Enter") {
-        setActive((a) => {
-          const row = rows[a];
-          if (row) queueMicrotask(() => open(row));
-          return a;
-        });
+        const row = rows[activeRef.current];
+        if (row) {
+          event.preventDefault();
+          openRow(row);
+        }
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [traceId, open]);
+  }, []);
 
   // Time to first rows, for the browser test and anyone profiling (`performance.getEntriesByName`).
   const marked = useRef(false);

@@ -143,6 +143,7 @@ export function stateFromSaved(raw: unknown): ViewState {
   };
 }
 
+/** Whether two states show the same (cleaned first, so the order of a filter's keys is no difference). */
 export function sameState(a: ViewState, b: ViewState): boolean {
-  return writeViewState(a).toString() === writeViewState(b).toString();
+  return writeViewState(stateFromSaved(a)).toString() === writeViewState(stateFromSaved(b)).toString();
 }
