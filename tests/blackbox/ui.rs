@@ -103,7 +103,10 @@ async fn web_in_mode(mode: &str, extra: &[(&str, &str)]) -> (Api, crate::apps::A
 async fn the_v3_views_show_in_legacy_mode() {
     let (api, _worker) = web_in_mode(
         "legacy",
-        &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false"), ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "false")],
+        &[
+            ("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false"),
+            ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "false"),
+        ],
     )
     .await;
     run_specs(&api, &[("LOUPE_WRITE_MODE", "legacy")], &["e2e/write-modes.spec.ts"]).await;

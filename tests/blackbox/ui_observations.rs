@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
 use serde_json::{Value, json};
 
 use crate::api::basic;
@@ -15,25 +15,51 @@ use crate::sessions::{Browser, signed_up};
 const ORG: &str = "org-blackbox";
 const ROUTE: &str = "/api/ui/projects/project-blackbox/observations";
 
-fn at(seconds_ago: i64) -> String {
-    (Utc::now() - chrono::Duration::seconds(seconds_ago)).to_rfc3339_opts(SecondsFormat::Millis, true)
+const TRACE_ONE: &str = "0a000000000000000000000000000001";
+const TRACE_TWO: &str = "0a000000000000000000000000000002";
+const ROOT: &str = "0b00000000000001";
+const LLM: &str = "0b00000000000002";
+const OTHER: &str = "0b00000000000003";
+
+fn nanos(seconds_ago: i64) -> String {
+    let at = Utc::now() - chrono::Duration::seconds(seconds_ago);
+    at.timestamp_nanos_opt().unwrap().to_string()
 }
 
-fn batch() -> Value {
-    let event = |id: &str, kind: &str, body: Value| json!({"id": id, "type": kind, "timestamp": at(0), "body": body});
-    json!({"batch": [
-        event("e1", "span-create", json!({"id": "obs-root", "traceId": "trace-one", "name": "Checkout Flow",
-            "startTime": at(30), "endTime": at(20), "userId": "user-ada", "sessionId": "session-9"})),
-        event("e2", "generation-create", json!({"id": "obs-llm", "traceId": "trace-one", "name": "call llm",
-            "parentObservationId": "obs-root", "startTime": at(25), "endTime": at(21), "model": "gpt-4o",
-            "level": "ERROR", "usage": {"input": 10, "output": 20, "total": 30}})),
-        event("e3", "span-create", json!({"id": "obs-other", "traceId": "trace-two", "name": "unrelated",
-            "startTime": at(10), "endTime": at(9)})),
-    ]})
+fn span(trace: &str, id: &str, parent: &str, name: &str, start: i64, attributes: &[(&str, &str)]) -> Value {
+    let attributes: Vec<Value> =
+        attributes.iter().map(|(k, v)| json!({"key": k, "value": {"stringValue": v}})).collect();
+    json!({"traceId": trace, "spanId": id, "parentSpanId": parent, "name": name, "kind": 1,
+        "startTimeUnixNano": nanos(start), "endTimeUnixNano": nanos(start - 1), "attributes": attributes})
+}
+
+/// OTLP/JSON with `x-langfuse-ingestion-version: 4`: written straight to the events tables.
+fn spans() -> Value {
+    let spans = vec![
+        span(
+            TRACE_ONE,
+            ROOT,
+            "",
+            "Checkout Flow",
+            30,
+            &[("user.id", "user-ada"), ("session.id", "session-9")],
+        ),
+        span(
+            TRACE_ONE,
+            LLM,
+            ROOT,
+            "call llm",
+            25,
+            &[("langfuse.observation.type", "generation"), ("langfuse.observation.level", "ERROR")],
+        ),
+        span(TRACE_TWO, OTHER, "", "unrelated", 10, &[]),
+    ];
+    json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "blackbox"}, "spans": spans}]}]})
 }
 
 fn ids(body: &Value) -> Vec<&str> {
-    let mut ids: Vec<&str> = body["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let mut ids: Vec<&str> =
+        body["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
     ids
 }
@@ -53,13 +79,14 @@ async fn the_observations_route_searches_names_and_ids_for_people_with_access() 
     worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
     let sent = http()
-        .post(format!("{}/api/public/ingestion", app.base_url))
+        .post(format!("{}/api/public/otel/v1/traces", app.base_url))
         .header("Authorization", basic(PUBLIC_KEY, SECRET_KEY))
-        .json(&batch())
+        .header("x-langfuse-ingestion-version", "4")
+        .json(&spans())
         .send()
         .await
         .unwrap();
-    assert_eq!(sent.status(), 207);
+    assert_eq!(sent.status(), 200);
 
     let mut owner = Browser::default();
     let credentials = json!({"email": "owner@example.com", "password": "owner password"});
@@ -75,25 +102,37 @@ async fn the_observations_route_searches_names_and_ids_for_people_with_access() 
     }
 
     // Names contain the text whatever its case; ids, trace, user and session ids match exactly.
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("checkout"), None).await), ["obs-root"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("LLM"), None).await), ["obs-llm"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("trace-one"), None).await), ["obs-llm", "obs-root"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("obs-other"), None).await), ["obs-other"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("user-ada"), None).await), ["obs-root"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("session-9"), None).await), ["obs-root"]);
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("trace-on"), None).await), Vec::<&str>::new());
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("  "), None).await).len(), 3, "a blank search is none");
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("checkout"), None).await), [ROOT]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("LLM"), None).await), [LLM]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query(TRACE_ONE), None).await), [ROOT, LLM]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query(OTHER), None).await), [OTHER]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("user-ada"), None).await), [ROOT]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &query("session-9"), None).await), [ROOT]);
+    assert_eq!(
+        ids(&owner.expect(&app, 200, "GET", &query(&TRACE_ONE[..31]), None).await),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        ids(&owner.expect(&app, 200, "GET", &query("  "), None).await).len(),
+        3,
+        "a blank search is none"
+    );
     // With the v2 list's filters and pages.
     let errors = r#"[{"type":"stringOptions","column":"level","operator":"any of","value":["ERROR"]}]"#;
-    let filtered = format!("{}&filter={}", query("trace-one"), url::form_urlencoded::byte_serialize(errors.as_bytes()).collect::<String>());
-    assert_eq!(ids(&owner.expect(&app, 200, "GET", &filtered, None).await), ["obs-llm"]);
-    let first = owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&fields=basic,usage,scores"), None).await;
+    let filtered = format!(
+        "{}&filter={}",
+        query(TRACE_ONE),
+        url::form_urlencoded::byte_serialize(errors.as_bytes()).collect::<String>()
+    );
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &filtered, None).await), [LLM]);
+    let first =
+        owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&fields=basic,usage,scores"), None).await;
     assert_eq!(first["data"].as_array().unwrap().len(), 2);
-    assert_eq!(first["data"][0]["id"], "obs-other", "newest first");
+    assert_eq!(first["data"][0]["id"], OTHER, "newest first");
     let cursor = first["meta"]["cursor"].as_str().expect("a next page");
     let cursor = url::form_urlencoded::byte_serialize(cursor.as_bytes()).collect::<String>();
     let second = owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&cursor={cursor}"), None).await;
-    assert_eq!(ids(&second), ["obs-root"]);
+    assert_eq!(ids(&second), [ROOT]);
     let too_long = owner.send(&app, "GET", &query(&"x".repeat(201)), None, &[]).await;
     assert_eq!(too_long.status, 400, "{}", too_long.body);
 
@@ -104,7 +143,7 @@ async fn the_observations_route_searches_names_and_ids_for_people_with_access() 
     let stranger_id = stranger.expect(&app, 200, "GET", "/api/ui/me", None).await["user"]["id"].clone();
     let member = json!({"userId": stranger_id, "role": "VIEWER"});
     owner.expect(&app, 200, "PUT", &format!("/api/ui/organizations/{ORG}/members"), Some(member)).await;
-    assert_eq!(ids(&stranger.expect(&app, 200, "GET", &query("checkout"), None).await), ["obs-root"]);
+    assert_eq!(ids(&stranger.expect(&app, 200, "GET", &query("checkout"), None).await), [ROOT]);
     let signed_out = Browser::default().send(&app, "GET", ROUTE, None, &[]).await;
     assert_eq!(signed_out.status, 401);
 }
