@@ -22,8 +22,10 @@ export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
   return (
     <details className="popover">
       <summary className="button button--secondary button--sm">Columns</summary>
-      <fieldset className="popover__body column-chooser">
-        <legend>Shown columns</legend>
+      <div className="popover__body column-chooser" role="group" aria-labelledby="column-chooser-title">
+        <h2 id="column-chooser-title" className="saved-views__title">
+          Shown columns, in order
+        </h2>
         {[...columns, ...hidden].map((id) => {
           const shown = columns.includes(id);
           return (
@@ -39,10 +41,10 @@ export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
               </label>
               {shown && (
                 <span className="column-chooser__move">
-                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} left`} onClick={() => move(id, -1)}>
+                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} earlier`} onClick={() => move(id, -1)}>
                     ↑
                   </button>
-                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} right`} onClick={() => move(id, 1)}>
+                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} later`} onClick={() => move(id, 1)}>
                     ↓
                   </button>
                 </span>
@@ -53,7 +55,7 @@ export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
         <button type="button" className="button button--ghost button--sm" onClick={() => onChange([...COLUMN_IDS])}>
           Reset columns
         </button>
-      </fieldset>
+      </div>
     </details>
   );
 }

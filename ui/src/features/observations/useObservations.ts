@@ -40,7 +40,8 @@ function useVisible(): boolean {
 }
 
 export function useObservations(client: ObservationsApi, state: ViewState, live: boolean): Observations {
-  const key = writeViewState(state).toString();
+  // What the rows depend on: not the columns, except whether scores are fetched.
+  const key = writeViewState({ ...state, columns: state.columns.includes("scores") ? ["scores"] : ["name"] }).toString();
   const [rows, setRows] = useState<readonly ObservationRow[]>([]);
   const [status, setStatus] = useState<LoadStatus>("loading");
   const [error, setError] = useState<unknown>(null);
