@@ -175,7 +175,8 @@ export function ObservationsView() {
           <h1>{project.name}</h1>
         </div>
         <p className="muted observations__count" aria-live="polite">
-          {data.status === "ready" && `${data.rows.length.toLocaleString()}${data.hasMore ? "+" : ""} observations`}
+          {data.status === "ready" &&
+            `${data.rows.length.toLocaleString()}${data.hasMore ? "+" : ""} ${data.rows.length === 1 && !data.hasMore ? "observation" : "observations"}`}
         </p>
       </header>
 

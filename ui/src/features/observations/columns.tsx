@@ -21,13 +21,14 @@ export const COLUMN_LABELS: Record<ColumnId, string> = {
 
 const none = <span className="muted">–</span>;
 
-export function formatTime(iso: string): string {
+/** Local time with milliseconds; `short` leaves out the year (the title keeps the full time). */
+export function formatTime(iso: string, short = false): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(
-    date.getMinutes(),
-  )}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+  const day = `${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+  return short ? `${day} ${time}` : `${date.getFullYear()}-${day} ${time}`;
 }
 
 export function formatLatency(seconds: number | null | undefined) {
@@ -75,18 +76,18 @@ function level(row: ObservationRow) {
 }
 
 const RENDER: Record<ColumnId, Omit<Column<ObservationRow>, "id" | "header">> = {
-  name: { width: "minmax(10rem, 2fr)", render: (r) => <span title={r.name}>{r.name || none}</span> },
-  type: { width: "7.5rem", render: (r) => <span className="badge">{r.type}</span> },
-  traceId: { width: "minmax(7rem, 1fr)", render: (r) => mono(r.traceId) },
-  startTime: { width: "12.5rem", render: (r) => <time dateTime={r.startTime}>{formatTime(r.startTime)}</time> },
-  latency: { width: "6rem", align: "end", render: (r) => formatLatency(r.latency) },
-  model: { width: "minmax(6rem, 1fr)", render: (r) => r.providedModelName || none },
-  tokens: { width: "6rem", align: "end", render: tokens },
-  cost: { width: "6rem", align: "end", render: (r) => formatCost(r.totalCost) },
-  level: { width: "6.5rem", render: level },
-  userId: { width: "minmax(6rem, 1fr)", render: (r) => mono(r.userId) },
-  sessionId: { width: "minmax(6rem, 1fr)", render: (r) => mono(r.sessionId) },
-  scores: { width: "minmax(6rem, 1fr)", render: scores },
+  name: { width: "minmax(9rem, 2fr)", render: (r) => <span title={r.name}>{r.name || none}</span> },
+  type: { width: "8rem", render: (r) => <span className="badge">{r.type}</span> },
+  traceId: { width: "minmax(6rem, 1fr)", render: (r) => mono(r.traceId) },
+  startTime: { width: "10rem", render: (r) => <time dateTime={r.startTime} title={formatTime(r.startTime)}>{formatTime(r.startTime, true)}</time> },
+  latency: { width: "5.5rem", align: "end", render: (r) => formatLatency(r.latency) },
+  model: { width: "minmax(5rem, 1fr)", render: (r) => r.providedModelName || none },
+  tokens: { width: "5rem", align: "end", render: tokens },
+  cost: { width: "5.5rem", align: "end", render: (r) => formatCost(r.totalCost) },
+  level: { width: "5.5rem", render: level },
+  userId: { width: "minmax(5rem, 1fr)", render: (r) => mono(r.userId) },
+  sessionId: { width: "minmax(5rem, 1fr)", render: (r) => mono(r.sessionId) },
+  scores: { width: "minmax(5rem, 1fr)", render: scores },
 };
 
 export function tableColumns(ids: readonly ColumnId[]): Column<ObservationRow>[] {
