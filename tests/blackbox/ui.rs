@@ -41,9 +41,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     let _worker = api.worker().await;
     serves_the_build(&api.web.base_url).await;
 
-    // `LOUPE_E2E_ARGS="e2e/observations.spec.ts --grep panel"` runs a part while working on it.
-    let args = std::env::var("LOUPE_E2E_ARGS").unwrap_or_default();
-    run_specs(&api, &[], &args.split_whitespace().collect::<Vec<_>>()).await;
+    run_specs(&api, &[], &[]).await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the

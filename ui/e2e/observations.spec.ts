@@ -278,3 +278,13 @@ test("time to first rows", async ({ page }) => {
   expect(ms).toBeGreaterThan(0);
   console.log(`observations: first rows ${Math.round(ms)} ms after navigation start`);
 });
+
+test("reads well in the dark theme, filters and panel open", async ({ page }, testInfo) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  await open(page, `q=${trace}&filter=${encodeURIComponent(JSON.stringify([{ column: "level", operator: "none of", value: ["DEBUG"] }]))}`);
+  await expect(rowsNamed(page, run)).toHaveCount(3);
+  await page.getByRole("button", { name: /^Filters/ }).click();
+  await rowsNamed(page, `${run} call llm`).click();
+  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await shot(page, testInfo, "dark");
+});
