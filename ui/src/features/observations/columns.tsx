@@ -77,13 +77,13 @@ function level(row: ObservationRow) {
 
 const RENDER: Record<ColumnId, Omit<Column<ObservationRow>, "id" | "header">> = {
   name: { width: "minmax(9rem, 2fr)", render: (r) => <span title={r.name}>{r.name || none}</span> },
-  type: { width: "8rem", render: (r) => <span className="badge">{r.type}</span> },
+  type: { width: "8.75rem", render: (r) => <span className="badge">{r.type}</span> },
   traceId: { width: "minmax(6rem, 1fr)", render: (r) => mono(r.traceId) },
-  startTime: { width: "10rem", render: (r) => <time dateTime={r.startTime} title={formatTime(r.startTime)}>{formatTime(r.startTime, true)}</time> },
+  startTime: { width: "11rem", render: (r) => <time dateTime={r.startTime} title={formatTime(r.startTime)}>{formatTime(r.startTime, true)}</time> },
   latency: { width: "5.5rem", align: "end", render: (r) => formatLatency(r.latency) },
   model: { width: "minmax(5rem, 1fr)", render: (r) => r.providedModelName || none },
-  tokens: { width: "5rem", align: "end", render: tokens },
-  cost: { width: "5.5rem", align: "end", render: (r) => formatCost(r.totalCost) },
+  tokens: { width: "5.5rem", align: "end", render: tokens },
+  cost: { width: "6rem", align: "end", render: (r) => formatCost(r.totalCost) },
   level: { width: "5.5rem", render: level },
   userId: { width: "minmax(5rem, 1fr)", render: (r) => mono(r.userId) },
   sessionId: { width: "minmax(5rem, 1fr)", render: (r) => mono(r.sessionId) },
