@@ -38,5 +38,6 @@ mod trace_deletion;
 mod ui;
 mod ui_api;
 mod ui_trace;
+mod ui_observations;
 mod web_limits;
 mod write_modes;

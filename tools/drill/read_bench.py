@@ -6,7 +6,9 @@ Fills a ClickHouse database of its own (dev stack) straight from SQL: N events o
 into the v3 tables. A re-run reuses the data when it is still the requested size and recent. Then starts
 the web server in `dual` mode (so both the v4 and the legacy reads answer) and times, with sequential
 requests on a random generated trace each: v2 observations by trace id (without and with a time range),
-a v2 metrics query, and the legacy traces list. Exits non-zero on any failed or empty answer.
+a v2 metrics query, the legacy traces list, and the requests the web UI's Observations view makes
+(`GET /api/ui/projects/{id}/observations` as a signed-in person: the first page, a filtered first
+page, a search over names and one by trace id). Exits non-zero on any failed or empty answer.
 """
 import argparse
 import base64
@@ -24,6 +26,7 @@ import urllib.request
 from drill import wait_for
 
 AUTH = "Basic " + base64.b64encode(b"pk-lf-bench:sk-lf-bench").decode()
+USER = ("bench@example.com", "bench user password")  # the first user, owner of the bench project
 PROJECT = "bench-project"
 WARMUP = 5
 PAGE = 50  # the default `limit` of both list endpoints
@@ -87,6 +90,8 @@ class Bench:
             "LANGFUSE_INIT_PROJECT_NAME": "Bench",
             "LANGFUSE_INIT_PROJECT_PUBLIC_KEY": "pk-lf-bench",
             "LANGFUSE_INIT_PROJECT_SECRET_KEY": "sk-lf-bench",
+            "LANGFUSE_INIT_USER_EMAIL": USER[0],
+            "LANGFUSE_INIT_USER_PASSWORD": USER[1],
             "SALT": "bench-salt",
             "LANGFUSE_MIGRATION_V4_WRITE_MODE": "dual",
             "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN": "true",
@@ -202,9 +207,18 @@ class Bench:
         return [(i, int(c), int(a), int(b)) for i, c, a, b in (line.split("\t") for line in out.splitlines())]
 
     # --- requests ---
+    def sign_in(self):
+        """The session cookie of the first user, for the UI's routes."""
+        body = json.dumps({"email": USER[0], "password": USER[1]}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/ui/auth/sign-in", data=body,
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            self.cookie = response.headers["Set-Cookie"].split(";", 1)[0]
+
     def get(self, path, params):
         url = f"http://127.0.0.1:{self.port}{path}?{urllib.parse.urlencode(params)}"
-        request = urllib.request.Request(url, headers={"Authorization": AUTH})
+        ui = path.startswith("/api/ui/")
+        request = urllib.request.Request(url, headers={"Cookie": self.cookie} if ui else {"Authorization": AUTH})
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
@@ -285,7 +299,29 @@ def main():
                 return "a trace without observation ids"
             return None
 
+        # The Observations view's requests, as the page sends them (ui/src/features/observations/api.ts).
+        bench.sign_in()
+        ui_path = f"/api/ui/projects/{PROJECT}/observations"
+
+        def ui_page(**extra):
+            def request():
+                params = {"fields": "basic,model,usage,metrics,scores", "limit": PAGE, "scoreLimit": 10,
+                          "fromStartTime": ms(time.time() * 1000 - 86_400_000), **extra}
+                return ui_path, params, PAGE
+            return request
+
+        def ui_trace_search():
+            trace, count, _, _ = pick(sample)
+            _, params, _ = ui_page(search=trace)()
+            return ui_path, params, min(count, PAGE)
+
+        generations = json.dumps([{"type": "stringOptions", "column": "type", "operator": "any of",
+                                   "value": ["GENERATION"]}])
         results = [
+            bench.measure("UI observations: first page", ui_page(), observations),
+            bench.measure("UI observations: generations only", ui_page(filter=generations), observations),
+            bench.measure("UI observations: search 'summarize'", ui_page(search="summarize"), observations),
+            bench.measure("UI observations: search a trace id", ui_trace_search, observations),
             bench.measure("v2 observations ?traceId", by_trace(False), observations),
             bench.measure("v2 observations ?traceId + time range", by_trace(True), observations),
             bench.measure("v2 metrics (name x hour, count + cost)", metrics,

@@ -27,6 +27,7 @@ mod trace_deletion;
 mod ui;
 mod ui_app;
 mod ui_members;
+mod ui_observations;
 mod ui_saved_views;
 mod ui_settings;
 mod ui_trace;
@@ -56,6 +57,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui::routes())
         .merge(ui_app::routes())
         .merge(ui_saved_views::routes())
+        .merge(ui_observations::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())

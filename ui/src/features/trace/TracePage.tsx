@@ -10,9 +10,8 @@ import { TracePanel } from "./TracePanel";
 
 export default function TracePage() {
   const { project } = useProject();
-  const params = useParams();
-  // The route is `traces/*`: the rest of the path is the trace id (ids may hold any character).
-  const traceId = params["*"] ?? "";
+  // `traces/:traceId`: an id holding a slash arrives encoded (%2F) and is decoded here.
+  const { traceId = "" } = useParams();
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
   const observationId = search.get("observation") ?? undefined;
