@@ -37,7 +37,7 @@ mod trace_attributes;
 mod trace_deletion;
 mod ui;
 mod ui_api;
-mod ui_trace;
 mod ui_observations;
+mod ui_trace;
 mod web_limits;
 mod write_modes;
