@@ -11,6 +11,7 @@ import { formatCost, formatDuration } from "./preview";
 import { Scores, type Pending, type People } from "./Scores";
 import { typeLabel } from "./TraceTreeView";
 import { MetadataView, ValueView } from "./ValueView";
+import "./detail.css";
 
 interface DetailProps {
   api: TraceApi;
