@@ -164,12 +164,12 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
     trace && selectedRow >= 0 ? (durationOf(trace, selectedRow) ?? (trace.reach[selectedRow] as number) - (trace.starts[selectedRow] as number)) : null;
 
   return (
-    <section className="trace-panel" aria-label="Trace">
-      <header className="trace-panel__header">
-        <div className="trace-panel__heading">
+    <section className="trace-view" aria-label="Trace">
+      <header className="trace-view__header">
+        <div className="trace-view__heading">
           <p className="page__eyebrow">Trace</p>
-          <h2 className="trace-panel__title">{summary?.name || traceId}</h2>
-          <p className="muted trace-panel__facts">
+          <h2 className="trace-view__title">{summary?.name || traceId}</h2>
+          <p className="muted trace-view__facts">
             <span className="mono">{traceId}</span>
             {trace && (
               <>
@@ -182,7 +182,7 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
             )}
           </p>
         </div>
-        <div className="trace-panel__actions">
+        <div className="trace-view__actions">
           {!onItsPage && (
             <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
               Open as page
@@ -193,8 +193,8 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
           </Button>
         </div>
       </header>
-      <div className="trace-panel__body">
-        <div className="trace-panel__tree">
+      <div className="trace-view__body">
+        <div className="trace-view__tree">
           {tree.status === "loading" && <Loading label="Loading the trace…" />}
           {tree.status === "error" && <ErrorState error={tree.error} title="The trace could not be loaded" onRetry={() => void reloadTree()} />}
           {trace &&
@@ -223,7 +223,7 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
               </>
             ))}
         </div>
-        <div className="trace-panel__detail">
+        <div className="trace-view__detail">
           {detail.status === "error" && <ErrorState error={detail.error} title="The observation could not be loaded" onRetry={() => void reloadDetail()} />}
           {detail.status === "loading" && detail.data === undefined && <Loading label="Loading the observation…" />}
           {detail.data && (
