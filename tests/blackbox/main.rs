@@ -36,5 +36,6 @@ mod sessions_settings;
 mod trace_attributes;
 mod trace_deletion;
 mod ui_api;
+mod ui_sessions;
 mod web_limits;
 mod write_modes;

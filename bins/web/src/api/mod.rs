@@ -28,6 +28,7 @@ mod ui;
 mod ui_app;
 mod ui_members;
 mod ui_saved_views;
+mod ui_sessions;
 mod ui_settings;
 
 use std::sync::Arc;
@@ -55,6 +56,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui::routes())
         .merge(ui_app::routes())
         .merge(ui_saved_views::routes())
+        .merge(ui_sessions::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(otel::routes())
