@@ -6,7 +6,10 @@ Fills a ClickHouse database of its own (dev stack) straight from SQL: N events o
 into the v3 tables. A re-run reuses the data when it is still the requested size and recent. Then starts
 the web server in `dual` mode (so both the v4 and the legacy reads answer) and times, with sequential
 requests on a random generated trace each: v2 observations by trace id (without and with a time range),
-a v2 metrics query, and the legacy traces list. Exits non-zero on any failed or empty answer.
+a v2 metrics query, the legacy traces list, and the UI's sessions pages as a signed-in person (every
+fifth trace starts a new session: 10 k sessions by default): the first page of the sessions list over
+the events and over the v3 tables, and a random session's page. Exits non-zero on any failed or empty
+answer. `--only WORD` runs the cases whose label contains it.
 """
 import argparse
 import base64
@@ -25,6 +28,8 @@ from drill import wait_for
 
 AUTH = "Basic " + base64.b64encode(b"pk-lf-bench:sk-lf-bench").decode()
 PROJECT = "bench-project"
+USER = ("bench@example.com", "bench password")
+TRACES_PER_SESSION = 5  # `session-{trace_no div 5}` in rows()
 WARMUP = 5
 PAGE = 50  # the default `limit` of both list endpoints
 WORDS = ("the model answer context user query document retrieval token latency prompt cache vector search "
@@ -87,6 +92,8 @@ class Bench:
             "LANGFUSE_INIT_PROJECT_NAME": "Bench",
             "LANGFUSE_INIT_PROJECT_PUBLIC_KEY": "pk-lf-bench",
             "LANGFUSE_INIT_PROJECT_SECRET_KEY": "sk-lf-bench",
+            "LANGFUSE_INIT_USER_EMAIL": USER[0],
+            "LANGFUSE_INIT_USER_PASSWORD": USER[1],
             "SALT": "bench-salt",
             "LANGFUSE_MIGRATION_V4_WRITE_MODE": "dual",
             "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN": "true",
@@ -104,6 +111,15 @@ class Bench:
                 return False
 
         wait_for("web to answer", healthy, 120)
+        self.sign_in()
+
+    def sign_in(self):
+        """The session cookie of the first user, for the UI's routes."""
+        body = json.dumps({"email": USER[0], "password": USER[1]}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/ui/auth/sign-in", data=body,
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            self.cookie = response.headers["Set-Cookie"].split(";")[0]
 
     def stop_web(self):
         if self.web and self.web.poll() is None:
@@ -204,7 +220,8 @@ class Bench:
     # --- requests ---
     def get(self, path, params):
         url = f"http://127.0.0.1:{self.port}{path}?{urllib.parse.urlencode(params)}"
-        request = urllib.request.Request(url, headers={"Authorization": AUTH})
+        ui = path.startswith("/api/ui/")
+        request = urllib.request.Request(url, headers={"Cookie": self.cookie} if ui else {"Authorization": AUTH})
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
@@ -243,6 +260,7 @@ def main():
     parser.add_argument("--traces", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--database", default="loupe_read_bench")
+    parser.add_argument("--only", default="", help="run only the cases whose label contains this")
     args = parser.parse_args()
     if not 0 < args.traces <= args.events:
         parser.error("need 0 < --traces <= --events")
@@ -285,14 +303,42 @@ def main():
                 return "a trace without observation ids"
             return None
 
-        results = [
-            bench.measure("v2 observations ?traceId", by_trace(False), observations),
-            bench.measure("v2 observations ?traceId + time range", by_trace(True), observations),
-            bench.measure("v2 metrics (name x hour, count + cost)", metrics,
-                          lambda body, _: None if body.get("data") else "no rows"),
-            bench.measure("legacy traces list (page 1, limit 50)",
-                          lambda: ("/api/public/traces", {"page": 1, "limit": PAGE}, None), traces),
+        sessions_total = -(-args.traces // TRACES_PER_SESSION)
+        sessions_path = f"/api/ui/projects/{PROJECT}/sessions"
+
+        def sessions(model):
+            return lambda: (sessions_path, {"model": model, "page": 1, "limit": PAGE}, None)
+
+        def session_page(body, _):
+            data = body.get("data") or []
+            if len(data) != min(PAGE, sessions_total) or body["meta"]["totalItems"] != sessions_total:
+                return f"{len(data)} sessions of {body['meta']['totalItems']}, expected {sessions_total}"
+            if not all(s["traces"] > 0 and s["observations"] > 0 and s["userIds"] for s in data):
+                return "a session without traces, observations or users"
+            return None
+
+        def one_session():
+            number = pick(range(sessions_total))
+            expected = min(TRACES_PER_SESSION, args.traces - number * TRACES_PER_SESSION)
+            return f"{sessions_path}/session-{number}", {"model": "v4"}, expected
+
+        def session_traces(body, expected):
+            traces = body["traces"]["data"]
+            if len(traces) != expected or not all(t["input"] and t["rootObservationId"] for t in traces):
+                return f"{len(traces)} traces, expected {expected}, each with its root's input"
+            return None
+
+        cases = [
+            ("v2 observations ?traceId", by_trace(False), observations),
+            ("v2 observations ?traceId + time range", by_trace(True), observations),
+            ("v2 metrics (name x hour, count + cost)", metrics, lambda body, _: None if body.get("data") else "no rows"),
+            ("legacy traces list (page 1, limit 50)",
+             lambda: ("/api/public/traces", {"page": 1, "limit": PAGE}, None), traces),
+            ("ui sessions list v4 (page 1, limit 50)", sessions("v4"), session_page),
+            ("ui sessions list v3 (page 1, limit 50)", sessions("v3"), session_page),
+            ("ui session page v4 (5 traces)", one_session, session_traces),
         ]
+        results = [bench.measure(*case) for case in cases if args.only in case[0]]
         peak = bench.peak_rss_mb()
         print(f"\nread bench: {args.events:,} events over {args.traces:,} traces (v3: the same {args.events:,} "
               f"observations), {args.rounds} requests each after {WARMUP} warm-up, web from {args.bin_dir}")
