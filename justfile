@@ -17,13 +17,13 @@ stack-up profile="dev":
 stack-down profile="dev":
     deploy/local/stack.sh down {{ profile }}
 
-# Serve the API (port 3000, OTLP gRPC 4317) and run the worker (health 3030) on the dev stack.
-run: (stack-up "dev")
+# Serve the API and the web UI (http://localhost:3000/, OTLP gRPC 4317) and run the worker (health 3030) on the dev stack.
+run: (stack-up "dev") ui-build
     cargo build --bins
     deploy/local/run.sh
 
 # The whole test suite on the test stack (separate from `just run`'s).
-test: (stack-up "test") deploy-tools
+test: (stack-up "test") deploy-tools ui-build
     command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
     cargo build --bins
     .local/venv/bin/python -m unittest discover -s deploy/local/chfront -p 'test_*.py'
@@ -34,13 +34,31 @@ test: (stack-up "test") deploy-tools
     .local/venv-py2/bin/python -c 'import langfuse' 2>/dev/null || .local/venv-py2/bin/pip install -q --disable-pip-version-check "langfuse==2.60.10"
     command -v npm >/dev/null || apt-get install -y -q --no-install-recommends nodejs npm
     cd tests/e2e/js && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
+    # The web UI's component tests; its browser tests run in Debian's chromium from tests/blackbox/ui.rs.
+    [ -x /usr/bin/chromium ] || apt-get install -y -q --no-install-recommends chromium
+    cd ui && npm test
     set -a && source .local/stack-test.env && set +a && cargo nextest run --workspace --no-fail-fast
+
+# Build the web UI (ui/ → ui/dist) when its sources are newer than the build; `npm ci` first when the lock file changed.
+ui-build:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    command -v npm >/dev/null || apt-get install -y -q --no-install-recommends nodejs npm
+    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+        || { echo "the web UI needs Node.js 20.19 or newer (found $(node --version))" >&2; exit 1; }
+    cd ui
+    if [ ! node_modules/.package-lock.json -nt package-lock.json ]; then
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+    fi
+    if [ ! -f dist/index.html ] || [ -n "$(find index.html package-lock.json vite.config.ts tsconfig.json src public scripts -newer dist/index.html -print -quit)" ]; then
+        npm run build
+    fi
 
 # Fuzz the ingestion decoders and span conversion (fuzz/, libFuzzer on the stable toolchain): every target, or one, for SECONDS each; more arguments go to libFuzzer (`just fuzz otlp_json 600 -seed=7`).
 fuzz target="all" seconds="60" *args:
     scripts/fuzz.sh {{ target }} {{ seconds }} {{ args }}
 
-# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`.
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`, `just bench identity`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
     if [ "{{ what }}" = backfill ]; then \

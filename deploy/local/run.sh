@@ -17,6 +17,9 @@ source "$root/.local/stack.env"
 : "${LANGFUSE_INIT_PROJECT_PUBLIC_KEY:=pk-lf-local}"
 : "${LANGFUSE_INIT_PROJECT_SECRET_KEY:=sk-lf-local}"
 : "${ADMIN_API_KEY:=local-admin-key}"
+: "${LANGFUSE_INIT_USER_EMAIL:=you@example.com}"
+: "${LANGFUSE_INIT_USER_PASSWORD:=loupe-local-password}"
+: "${LANGFUSE_UI_DIR:=$root/ui/dist}"
 : "${SALT:=local-salt}"
 set +a
 web_port="${LOUPE_WEB_PORT:-3000}"
@@ -39,6 +42,7 @@ for _ in $(seq 1 600); do
         cat <<MSG
 
   Loupe is up
+    web UI         $url/   (sign in as $LANGFUSE_INIT_USER_EMAIL / $LANGFUSE_INIT_USER_PASSWORD)
     API            $url   (LANGFUSE_HOST / LANGFUSE_BASE_URL for the SDKs)
     public key     $LANGFUSE_INIT_PROJECT_PUBLIC_KEY
     secret key     $LANGFUSE_INIT_PROJECT_SECRET_KEY

@@ -35,6 +35,7 @@ mod sessions;
 mod sessions_settings;
 mod trace_attributes;
 mod trace_deletion;
+mod ui;
 mod ui_api;
 mod ui_sessions;
 mod web_limits;

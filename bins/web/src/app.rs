@@ -12,9 +12,11 @@ use crate::server::{self, Protocols};
 use crate::state::AppState;
 
 /// Every route of the public API and the UI, ready to serve; tests drive it in-process. With
-/// metrics on, each route is counted and `GET /metrics` is mounted beside them.
+/// metrics on, each route is counted and `GET /metrics` is mounted beside them. The web UI's files
+/// (`LANGFUSE_UI_DIR`) answer whatever no route matched outside `/api/`.
 pub fn router(state: AppState) -> Router {
-    let routes = crate::prometheus::instrument(crate::api::routes().0, state.metrics.as_ref());
+    let api = crate::ui_assets::mount(crate::api::routes().0, &state.config.server.ui_dir);
+    let routes = crate::prometheus::instrument(api, state.metrics.as_ref());
     routes.with_state(state)
 }
 
@@ -30,6 +32,7 @@ pub async fn serve(state: AppState, shutdown: CancellationToken) -> anyhow::Resu
     let http_address = SocketAddr::new(server.listen_address, server.port);
     let grpc_address = SocketAddr::new(server.listen_address, server.otel_grpc_port);
     let bounds = server.limits;
+    crate::ui_assets::validate(&server.ui_dir)?;
     let http_listener = bind(http_address).await?;
     let grpc_listener = bind(grpc_address).await?;
     tracing::info!(%http_address, "web listening");

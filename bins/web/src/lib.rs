@@ -3,7 +3,7 @@
 //!
 //! Layers, each using only those below it: `app` (servers) → `server` (connections), `limits`
 //! (bounds on every request), `api` (one module per resource: extract, call a service crate, write
-//! the response) and `grpc` → `prometheus` (request metrics, `GET /metrics`), `ingest`, `auth`, `session` (the UI's cookie sessions) →
+//! the response) and `grpc` → `prometheus` (request metrics, `GET /metrics`), `ingest`, `auth`, `session` (the UI's cookie sessions), `ui_assets` (the built web UI at `/`) →
 //! `state`, `error`, `key_cache`.
 
 mod api;
@@ -18,6 +18,7 @@ mod prometheus;
 mod server;
 mod session;
 mod state;
+mod ui_assets;
 
 pub use app::{openapi, router, serve};
 pub use state::AppState;

@@ -118,7 +118,9 @@ fn the_binaries_copied_are_the_packages_built() {
         assert!(manifest.contains(&format!("name = \"{name}\"")), "bins/{name} builds the binary {name}");
         assert!(!manifest.contains("[[bin]]"), "bins/{name}: a [[bin]] section may rename the binary");
         let target = stage(name);
-        assert_eq!(target.one("COPY"), format!("--from=builder /out/{name} /usr/local/bin/{name}"));
+        let binaries: Vec<&str> =
+            target.all("COPY").into_iter().filter(|c| c.starts_with("--from=builder ")).collect();
+        assert_eq!(binaries, [format!("--from=builder /out/{name} /usr/local/bin/{name}")]);
         assert_eq!(target.one("ENTRYPOINT"), format!("[\"/usr/local/bin/{name}\"]"));
     }
     assert!(
@@ -127,6 +129,41 @@ fn the_binaries_copied_are_the_packages_built() {
             .iter()
             .any(|i| i.contains("cp target/release/web target/release/worker /out/"))
     );
+}
+
+/// The web image carries the built UI (ui/, `npm ci` from the lock file, `npm run build`) in the directory
+/// its `LANGFUSE_UI_DIR` names, and compose and the chart name the same one (an empty value there would
+/// mean Loupe's default, `ui/dist`, which the image does not have).
+#[test]
+fn the_web_image_ships_the_ui_where_its_setting_points() {
+    let ui = stage("ui");
+    assert!(ui.from.starts_with("node:"), "the UI is built with Node: {}", ui.from);
+    let runs = ui.all("RUN");
+    let install = runs.iter().position(|r| r.contains("npm ci")).expect("the UI stage runs npm ci");
+    let build = runs.iter().position(|r| r.contains("npm run build")).expect("…and npm run build");
+    assert!(install < build);
+    assert!(
+        ui.all("COPY").contains(&"ui/package.json ui/package-lock.json ./"),
+        "dependencies cached by the lock"
+    );
+
+    let web = stage("web");
+    let copy = web.all("COPY").into_iter().find(|c| c.starts_with("--from=ui ")).expect("web copies the UI");
+    let (source, dir) = copy.trim_start_matches("--from=ui ").split_once(' ').unwrap();
+    assert_eq!(source, "/ui/dist");
+    assert!(web.all("ENV").contains(&format!("LANGFUSE_UI_DIR={dir}").as_str()), "{:?}", web.all("ENV"));
+    assert!(
+        stage("worker").all("COPY").iter().all(|c| !c.starts_with("--from=ui")),
+        "the worker serves no UI"
+    );
+
+    let compose = read("deploy/compose.yaml").unwrap();
+    assert!(
+        compose.contains(&format!("LANGFUSE_UI_DIR: {dir}\n")),
+        "compose.yaml sets LANGFUSE_UI_DIR to {dir}"
+    );
+    let values = read("deploy/helm/loupe/values.yaml").unwrap();
+    assert!(values.contains(&format!("uiDir: \"{dir}\"\n")), "values.yaml sets uiDir to {dir}");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod fairness;
 mod freshness;
+mod identity;
 mod ingest;
 mod leftovers;
 mod processes;
@@ -18,8 +19,9 @@ async fn main() -> anyhow::Result<()> {
         Some("prompts") => prompts::run(prompts::Options::from_args(args)?).await,
         Some("fairness") => fairness::run(fairness::Options::from_args(args)?).await,
         Some("freshness") => freshness::run(freshness::Options::from_args(args)?).await,
+        Some("identity") => identity::run(identity::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]"
         ),
     }
 }

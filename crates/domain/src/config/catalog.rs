@@ -86,6 +86,7 @@ pub const SETTINGS: &[Setting] = &[
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
     s(Server, "LANGFUSE_METRICS_ENABLED", "true", "Serves Prometheus metrics at `GET /metrics` (web: on `PORT`, unauthenticated; worker: on its health port) and records them; `false` turns both off. Metric list: docs/metrics.md."),
+    s(Server, "LANGFUSE_UI_DIR", "ui/dist", "Web: the built web UI (`npm run build` in `ui/`), served at `/` with `index.html` for every path outside `/api/`; relative to the working directory. When the directory does not exist web still starts (API only), logs a warning and `GET /` says how to build the UI; a path that is not a directory stops startup."),
     s(Server, "LANGFUSE_HTTP_HEADER_READ_TIMEOUT_MS", "10000", "Web, HTTP and gRPC: a connection that has not sent a complete request head this long after it opened (or, over HTTP/1, after its previous response) is closed. See docs/limits.md."),
     s(Server, "LANGFUSE_HTTP_BODY_READ_TIMEOUT_MS", "60000", "Web, HTTP and gRPC: the longest a request body may take to arrive, counted from its head; a slower body is cut off with 408 (gRPC: DEADLINE_EXCEEDED). Media content uploads may take longer but must not pause this long."),
     s(Server, "LANGFUSE_HTTP_MAX_CONCURRENT_REQUESTS", "256", "Web, HTTP and gRPC together: requests served at once. Health and readiness checks are not counted."),

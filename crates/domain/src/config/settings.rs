@@ -20,6 +20,9 @@ pub struct ServerSettings {
     pub metrics_enabled: bool,
     /// What web allows a client, on HTTP and gRPC (docs/limits.md).
     pub limits: HttpLimits,
+    /// The built web UI web serves at `/` (`LANGFUSE_UI_DIR`); whether it exists is web's concern
+    /// at startup, since a missing one is allowed.
+    pub ui_dir: PathBuf,
 }
 
 /// web's bounds on slow, endless and too many clients (docs/limits.md, "Web server limits").
@@ -79,12 +82,14 @@ impl ServerSettings {
             }
         };
         let limits = HttpLimits::read(vars, problems);
+        let ui_dir = PathBuf::from(vars.string("LANGFUSE_UI_DIR"));
         Some(Self {
             listen_address: listen_address?,
             port: port?,
             otel_grpc_port: otel_grpc_port?,
             metrics_enabled: metrics_enabled?,
             limits: limits?,
+            ui_dir,
         })
     }
 }

@@ -1,0 +1,100 @@
+//! The web UI (`ui/`) served by a real web, with a worker, on a fresh stack: how web serves the
+//! built files, then the Playwright suite (`ui/e2e/`) in Debian's chromium. `just test` builds the
+//! UI (`npm ci`, `npm run build`) before the tests; the specs save a screenshot of every page they
+//! visit into `ui/test-results/screenshots/`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use reqwest::header::{ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE};
+use tokio::process::Command;
+
+use crate::api::Api;
+use crate::apps::{PUBLIC_KEY, SECRET_KEY, http};
+
+const EMAIL: &str = "first@example.com";
+const PASSWORD: &str = "first user's password";
+const PROJECT_ID: &str = "project-blackbox";
+const PROJECT_NAME: &str = "Blackbox";
+
+fn ui_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui")
+}
+
+#[tokio::test]
+async fn the_web_ui_is_served_and_works_in_a_browser() {
+    let ui = ui_dir();
+    let dist = ui.join("dist");
+    assert!(
+        dist.join("index.html").is_file(),
+        "{} is not built: `cd ui && npm ci && npm run build` (`just test` does it)",
+        dist.display()
+    );
+    let dist_text = dist.to_str().unwrap();
+    let api = Api::start(&[
+        ("LANGFUSE_UI_DIR", dist_text),
+        ("LANGFUSE_INIT_USER_EMAIL", EMAIL),
+        ("LANGFUSE_INIT_USER_NAME", "First User"),
+        ("LANGFUSE_INIT_USER_PASSWORD", PASSWORD),
+    ])
+    .await;
+    let _worker = api.worker().await;
+    serves_the_build(&api.web.base_url).await;
+
+    let started = Instant::now();
+    let output = Command::new(ui.join("node_modules/.bin/playwright"))
+        .arg("test")
+        .current_dir(&ui)
+        .env("LOUPE_BASE_URL", &api.web.base_url)
+        .env("LOUPE_USER_EMAIL", EMAIL)
+        .env("LOUPE_USER_PASSWORD", PASSWORD)
+        .env("LOUPE_PROJECT_ID", PROJECT_ID)
+        .env("LOUPE_PROJECT_NAME", PROJECT_NAME)
+        .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
+        .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        .env("CI", "1")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .expect("ui/node_modules is installed (`cd ui && npm ci`; `just test` does it)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the browser tests failed ({:?}):\n{stdout}\n{stderr}\nweb:\n{}",
+        output.status,
+        api.web.log_tail()
+    );
+    println!("{stdout}\nbrowser tests took {:?}", started.elapsed());
+}
+
+/// Pages get `index.html` (revalidated), hashed assets are cached for good and sent gzipped, API
+/// paths keep their JSON 404.
+async fn serves_the_build(base: &str) {
+    let client = http();
+    let page = client.get(format!("{base}/project/{PROJECT_ID}/observations")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()[CACHE_CONTROL], "no-cache");
+    assert!(page.headers()[CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
+    assert!(page.headers().contains_key("content-security-policy"));
+    let html = page.text().await.unwrap();
+    let script = html
+        .split("src=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .filter(|src| src.starts_with("/assets/"))
+        .unwrap_or_else(|| panic!("index.html names no hashed script: {html}"));
+
+    let asset = client.get(format!("{base}{script}")).header(ACCEPT_ENCODING, "gzip").send().await.unwrap();
+    assert_eq!(asset.status(), 200);
+    assert_eq!(asset.headers()[CACHE_CONTROL], "public, max-age=31536000, immutable");
+    assert_eq!(asset.headers()[CONTENT_ENCODING], "gzip", "the build's .gz sibling is served");
+    let missing = client.get(format!("{base}/assets/not-there.js")).send().await.unwrap();
+    assert_eq!(missing.status(), 404, "a missing asset is not index.html");
+
+    let api = client.get(format!("{base}/api/public/no-such-route")).send().await.unwrap();
+    assert_eq!(api.status(), 404);
+    let body: serde_json::Value = api.json().await.unwrap();
+    assert_eq!(body["message"], "No such endpoint: /api/public/no-such-route");
+}
