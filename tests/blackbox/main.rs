@@ -37,6 +37,7 @@ mod trace_attributes;
 mod trace_deletion;
 mod ui;
 mod ui_api;
+mod ui_fixtures;
 mod ui_sessions;
 mod web_limits;
 mod write_modes;

@@ -39,6 +39,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     ])
     .await;
     let _worker = api.worker().await;
+    let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
 
     let started = Instant::now();
@@ -52,6 +53,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
         .env("LOUPE_PROJECT_NAME", PROJECT_NAME)
         .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
         .env("LOUPE_SECRET_KEY", SECRET_KEY)
+        .env("LOUPE_FAILED_MIGRATION", failed_step)
         .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .env("CI", "1")
         .kill_on_drop(true)
