@@ -160,8 +160,8 @@ struct Ranked {
     total: u64,
 }
 
-/// The sessions of a project, newest activity first: `lastAt` of the session's newest start, ties
-/// by id. v4 counts the observations that start in the time range; v3 the traces that do, with
+/// The sessions of a project, newest activity first (by the session's newest start, which the
+/// narrow columns give; ties by id). v4 counts the observations that start in the time range; v3 the traces that do, with
 /// all their observations.
 pub async fn list(
     clickhouse: &ClickHouse,
