@@ -8,23 +8,27 @@ use crate::apps::Stack;
 /// The step the migrations spec finds failed (`LOUPE_FAILED_MIGRATION`).
 pub const FAILED_STEP: &str = "20260701_v4_step_4_backfill_events_full_from_dataset_run_items";
 
-/// Waits until the worker has finished the backfill chain on the empty stack (so it cannot
-/// overwrite the change), then marks [`FAILED_STEP`] failed with an error, as a refused insert
-/// would. The chain is not run again until a restart, so the step stays as Retry leaves it.
+/// Waits until the worker has run the backfill chain up to and past [`FAILED_STEP`] on the empty
+/// stack (so it cannot overwrite the change; the last step stays pending while its gate,
+/// `LANGFUSE_BACKGROUND_MIGRATION_V4_DROP_PID_TID_SORTING_TABLES`, is off), then marks the step
+/// failed with an error, as a refused insert would. The worker's next pass finds the chain halted
+/// there, until Retry puts the step back to pending.
 pub async fn fail_a_backfill_step(stack: &Stack) -> &'static str {
     let pool = stack.pg.pool().await;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let unfinished: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM background_migrations WHERE status NOT IN ('succeeded', 'skipped')",
+        let (done, running): (bool, bool) = sqlx::query_as(
+            "SELECT bool_or(name = $1 AND status IN ('succeeded', 'skipped')), bool_or(status = 'running') \
+             FROM background_migrations",
         )
+        .bind(FAILED_STEP)
         .fetch_one(&pool)
         .await
         .unwrap();
-        if unfinished == 0 {
+        if done && !running {
             break;
         }
-        assert!(Instant::now() < deadline, "the worker never finished the backfill chain on an empty stack");
+        assert!(Instant::now() < deadline, "the worker never ran the backfill chain on an empty stack");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let changed = sqlx::query(

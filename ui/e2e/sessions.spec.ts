@@ -160,6 +160,7 @@ test("a session: the list with its figures, its page with the traces in order, a
   const more = second.getByRole("button", { name: "Show more of the input" });
   await more.click();
   await expect(second.getByRole("button", { name: "Show less of the input" })).toHaveAttribute("aria-expanded", "true");
+  await page.locator("#main").evaluate((main) => main.scrollTo(0, 0));
   await shot(page, testInfo, "session");
   await page.emulateMedia({ colorScheme: "dark" });
   await shot(page, testInfo, "session-dark");

@@ -18,6 +18,7 @@ describe("progress", () => {
   it("names the rows done, and the total when it is known", () => {
     expect(formatRows(12_400, 50_000, "observations")).toBe("12,400 of 50,000 observations");
     expect(formatRows(7, null, "tables")).toBe("7 tables");
+    expect(formatRows(0, 0, "traces")).toBe("no traces to copy");
   });
 
   it("gives a rate only once there is one", () => {

@@ -13,9 +13,12 @@ export function formatPercent(percent: number | null): string | null {
   return `${shown.toFixed(1)} %`;
 }
 
-/** "12,400 of 50,000 observations", or "12,400 observations" while the total is unknown. */
+/** "12,400 of 50,000 observations", "12,400 observations" while the total is unknown, or "no
+ * observations to copy" when the step found none. */
 export function formatRows(done: number, estimated: number | null, unit: string): string {
-  return estimated === null ? `${formatCount(done)} ${unit}` : `${formatCount(done)} of ${formatCount(estimated)} ${unit}`;
+  if (estimated === null) return `${formatCount(done)} ${unit}`;
+  if (estimated === 0 && done === 0) return `no ${unit} to copy`;
+  return `${formatCount(done)} of ${formatCount(estimated)} ${unit}`;
 }
 
 /** "1.2k observations/s"; null when there is no rate yet. */

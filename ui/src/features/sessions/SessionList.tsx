@@ -49,7 +49,7 @@ function columns(): Column<SessionSummary>[] {
     {
       id: "last",
       header: "Last activity",
-      width: "minmax(10rem, 1.2fr)",
+      width: "minmax(16rem, 1.3fr)",
       render: (s) => (
         <span title={`${formatDateTime(s.firstAt, { year: true })} → ${formatDateTime(s.lastAt, { year: true })}`}>
           {formatDateTime(s.lastAt)} <span className="muted">· {formatAgo(s.lastAt)}</span>
@@ -58,7 +58,7 @@ function columns(): Column<SessionSummary>[] {
     },
     { id: "duration", header: "Duration", width: "6.5rem", align: "end", render: (s) => formatDuration(s.durationSeconds) },
     { id: "traces", header: "Traces", width: "5rem", align: "end", render: (s) => formatCount(s.traces) },
-    { id: "observations", header: "Observations", width: "7.5rem", align: "end", render: (s) => formatCount(s.observations) },
+    { id: "observations", header: "Observations", width: "9rem", align: "end", render: (s) => formatCount(s.observations) },
     {
       id: "tokens",
       header: "Tokens",
