@@ -59,13 +59,10 @@ async fn person_on_project(parts: &mut Parts, state: &AppState) -> Result<Projec
         .ok_or_else(|| ApiError::bad_request("X-Loupe-Project must name a project"))?
         .to_owned();
     let pool = &state.stores.postgres;
-    let acting = people::on_project(pool, &session.user.id, &project_id).await?;
+    let (acting, project) = people::with_project(pool, &session.user.id, &project_id).await?;
     if !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
         acting.require(Action::ProjectWrite)?;
     }
-    let project = storage::projects::find_project(pool, &project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(resources::identity::projects::NOT_FOUND))?;
     Ok(ProjectAuth { project, public_key: String::new(), user_id: Some(session.user.id) })
 }
 

@@ -36,6 +36,15 @@ pub async fn in_organization(pool: &PgPool, user_id: &str, org_id: &str) -> Resu
 /// The acting user on a project, with their effective role there; 404 when they have no access to it
 /// at all (not in its organization, or NONE on it), as if it did not exist.
 pub async fn on_project(pool: &PgPool, user_id: &str, project_id: &str) -> Result<Acting, Error> {
+    Ok(with_project(pool, user_id, project_id).await?.0)
+}
+
+/// [`on_project`], with the project it found.
+pub async fn with_project(
+    pool: &PgPool,
+    user_id: &str,
+    project_id: &str,
+) -> Result<(Acting, storage::projects::Project), Error> {
     let not_found = || Error::not_found(super::projects::NOT_FOUND);
     let project = storage::projects::find_project(pool, project_id).await?.ok_or_else(not_found)?;
     let access = storage::members::access_of(pool, user_id).await?;
@@ -49,11 +58,12 @@ pub async fn on_project(pool: &PgPool, user_id: &str, project_id: &str) -> Resul
     if !permits(Subject::Role(effective), Action::ProjectRead) {
         return Err(not_found());
     }
-    Ok(Acting {
-        org_id: project.org_id,
+    let acting = Acting {
+        org_id: project.org_id.clone(),
         actor: Actor::User(user_id.to_owned()),
         subject: Subject::Role(effective),
-    })
+    };
+    Ok((acting, project))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
