@@ -38,6 +38,7 @@ mod trace_deletion;
 mod ui;
 mod ui_api;
 mod ui_fixtures;
+mod ui_observations;
 mod ui_sessions;
 mod web_limits;
 mod write_modes;

@@ -42,9 +42,17 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
 
+    run_specs(&api, &[], &[]).await;
+}
+
+/// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the
+/// specs (`LOUPE_WRITE_MODE` tells a spec which write mode the web runs in).
+async fn run_specs(api: &Api, env: &[(&str, &str)], args: &[&str]) {
+    let ui = ui_dir();
     let started = Instant::now();
     let output = Command::new(ui.join("node_modules/.bin/playwright"))
         .arg("test")
+        .args(args)
         .current_dir(&ui)
         .env("LOUPE_BASE_URL", &api.web.base_url)
         .env("LOUPE_USER_EMAIL", EMAIL)
@@ -56,6 +64,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
         .env("LOUPE_FAILED_MIGRATION", failed_step)
         .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .env("CI", "1")
+        .envs(env.iter().copied())
         .kill_on_drop(true)
         .output()
         .await
@@ -69,6 +78,45 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
         api.web.log_tail()
     );
     println!("{stdout}\nbrowser tests took {:?}", started.elapsed());
+}
+
+/// A web in write mode `mode` (with `extra` settings) and a worker, for the write-mode spec.
+async fn web_in_mode(mode: &str, extra: &[(&str, &str)]) -> (Api, crate::apps::App) {
+    let dist = ui_dir().join("dist");
+    assert!(dist.join("index.html").is_file(), "{} is not built", dist.display());
+    let mut env = vec![
+        ("LANGFUSE_UI_DIR", dist.to_str().unwrap().to_owned()),
+        ("LANGFUSE_INIT_USER_EMAIL", EMAIL.to_owned()),
+        ("LANGFUSE_INIT_USER_NAME", "First User".to_owned()),
+        ("LANGFUSE_INIT_USER_PASSWORD", PASSWORD.to_owned()),
+        ("LANGFUSE_MIGRATION_V4_WRITE_MODE", mode.to_owned()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let api = Api::start(&env).await;
+    let worker = api.worker().await;
+    (api, worker)
+}
+
+/// `legacy`: the v3 Traces and Observations tabs, no v4 preview toggle.
+#[tokio::test]
+async fn the_v3_views_show_in_legacy_mode() {
+    let (api, _worker) = web_in_mode(
+        "legacy",
+        &[
+            ("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "false"),
+            ("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL", "false"),
+        ],
+    )
+    .await;
+    run_specs(&api, &[("LOUPE_WRITE_MODE", "legacy")], &["e2e/write-modes.spec.ts"]).await;
+}
+
+/// `dual` with the preview opt-in: the **v4 preview** toggle switches each person's views.
+#[tokio::test]
+async fn the_v4_preview_toggle_switches_views_in_dual_mode() {
+    let (api, _worker) = web_in_mode("dual", &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "true")]).await;
+    run_specs(&api, &[("LOUPE_WRITE_MODE", "dual")], &["e2e/write-modes.spec.ts"]).await;
 }
 
 /// Pages get `index.html` (revalidated), hashed assets are cached for good and sent gzipped, API

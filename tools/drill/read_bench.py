@@ -6,10 +6,12 @@ Fills a ClickHouse database of its own (dev stack) straight from SQL: N events o
 into the v3 tables. A re-run reuses the data when it is still the requested size and recent. Then starts
 the web server in `dual` mode (so both the v4 and the legacy reads answer) and times, with sequential
 requests on a random generated trace each: v2 observations by trace id (without and with a time range),
-a v2 metrics query, the legacy traces list, and the UI's sessions pages as a signed-in person (every
-fifth trace starts a new session: 10 k sessions by default): the first page of the sessions list over
-the events and over the v3 tables, and a random session's page. Exits non-zero on any failed or empty
-answer. `--only WORD` runs the cases whose label contains it.
+a v2 metrics query, the legacy traces list, and the requests the web UI's Observations view makes
+(`GET /api/ui/projects/{id}/observations` as a signed-in person: the first page, a filtered first
+page, a search over names and one by trace id), and the UI's sessions pages (every fifth trace starts
+a new session: 10 k sessions by default): the first page of the sessions list over the events and over
+the v3 tables, and a random session's page. Exits non-zero on any failed or empty answer. `--only WORD`
+runs the cases whose label contains it.
 """
 import argparse
 import base64
@@ -27,8 +29,8 @@ import urllib.request
 from drill import wait_for
 
 AUTH = "Basic " + base64.b64encode(b"pk-lf-bench:sk-lf-bench").decode()
+USER = ("bench@example.com", "bench user password")  # the first user, owner of the bench project
 PROJECT = "bench-project"
-USER = ("bench@example.com", "bench password")
 TRACES_PER_SESSION = 5  # `session-{trace_no div 5}` in rows()
 WARMUP = 5
 PAGE = 50  # the default `limit` of both list endpoints
@@ -111,15 +113,6 @@ class Bench:
                 return False
 
         wait_for("web to answer", healthy, 120)
-        self.sign_in()
-
-    def sign_in(self):
-        """The session cookie of the first user, for the UI's routes."""
-        body = json.dumps({"email": USER[0], "password": USER[1]}).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/ui/auth/sign-in", data=body,
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=30) as response:
-            self.cookie = response.headers["Set-Cookie"].split(";")[0]
 
     def stop_web(self):
         if self.web and self.web.poll() is None:
@@ -218,6 +211,14 @@ class Bench:
         return [(i, int(c), int(a), int(b)) for i, c, a, b in (line.split("\t") for line in out.splitlines())]
 
     # --- requests ---
+    def sign_in(self):
+        """The session cookie of the first user, for the UI's routes."""
+        body = json.dumps({"email": USER[0], "password": USER[1]}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/ui/auth/sign-in", data=body,
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            self.cookie = response.headers["Set-Cookie"].split(";", 1)[0]
+
     def get(self, path, params):
         url = f"http://127.0.0.1:{self.port}{path}?{urllib.parse.urlencode(params)}"
         ui = path.startswith("/api/ui/")
@@ -303,6 +304,24 @@ def main():
                 return "a trace without observation ids"
             return None
 
+        # The Observations view's requests, as the page sends them (ui/src/features/observations/api.ts).
+        bench.sign_in()
+        ui_path = f"/api/ui/projects/{PROJECT}/observations"
+
+        def ui_page(**extra):
+            def request():
+                params = {"fields": "basic,model,usage,metrics,scores", "limit": PAGE, "scoreLimit": 10,
+                          "fromStartTime": ms(time.time() * 1000 - 86_400_000), **extra}
+                return ui_path, params, PAGE
+            return request
+
+        def ui_trace_search():
+            trace, count, _, _ = pick(sample)
+            _, params, _ = ui_page(search=trace)()
+            return ui_path, params, min(count, PAGE)
+
+        generations = json.dumps([{"type": "stringOptions", "column": "type", "operator": "any of",
+                                   "value": ["GENERATION"]}])
         sessions_total = -(-args.traces // TRACES_PER_SESSION)
         sessions_path = f"/api/ui/projects/{PROJECT}/sessions"
 
@@ -329,14 +348,18 @@ def main():
             return None
 
         cases = [
+            ("UI observations: first page", ui_page(), observations),
+            ("UI observations: generations only", ui_page(filter=generations), observations),
+            ("UI observations: search 'summarize'", ui_page(search="summarize"), observations),
+            ("UI observations: search a trace id", ui_trace_search, observations),
             ("v2 observations ?traceId", by_trace(False), observations),
             ("v2 observations ?traceId + time range", by_trace(True), observations),
             ("v2 metrics (name x hour, count + cost)", metrics, lambda body, _: None if body.get("data") else "no rows"),
             ("legacy traces list (page 1, limit 50)",
              lambda: ("/api/public/traces", {"page": 1, "limit": PAGE}, None), traces),
-            ("ui sessions list v4 (page 1, limit 50)", sessions("v4"), session_page),
-            ("ui sessions list v3 (page 1, limit 50)", sessions("v3"), session_page),
-            ("ui session page v4 (5 traces)", one_session, session_traces),
+            ("UI sessions list v4 (page 1, limit 50)", sessions("v4"), session_page),
+            ("UI sessions list v3 (page 1, limit 50)", sessions("v3"), session_page),
+            ("UI session page v4 (5 traces)", one_session, session_traces),
         ]
         results = [bench.measure(*case) for case in cases if args.only in case[0]]
         peak = bench.peak_rss_mb()

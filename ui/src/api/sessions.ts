@@ -7,10 +7,9 @@ import type { Me, Paginated } from "./types";
 /** Which data model the person's views read (`GET /api/ui/me` → `views`). */
 export type DataModel = "v3" | "v4";
 
-/** The model of `me`'s views: v4 unless the server says v3 (older servers say nothing). */
+/** The model of `me`'s views: v4 unless the server says v3. */
 export function dataModel(me: Me): DataModel {
-  const views = (me as Me & { views?: unknown }).views;
-  return views === "v3" ? "v3" : "v4";
+  return me.views === "v3" ? "v3" : "v4";
 }
 
 export interface SessionSummary {

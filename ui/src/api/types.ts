@@ -49,6 +49,20 @@ export interface Me {
   organizations: OrganizationAccess[];
   preferences?: Preferences;
   instanceAdmin?: boolean;
+  /** Which data model this person's views read: the one Observations view (`v4`) or the Traces and
+   * Observations tabs over the legacy tables (`v3`). */
+  views?: "v4" | "v3";
+  instance?: InstanceInfo;
+}
+
+export type WriteMode = "legacy" | "dual" | "events_only";
+
+/** `me.instance`: how the deployment is set up. */
+export interface InstanceInfo {
+  writeMode: WriteMode;
+  /** Whether the **v4 preview** toggle is offered (`dual` with the preview opt-in). */
+  previewToggle: boolean;
+  signUpEnabled: boolean;
 }
 
 /** `GET /api/ui/auth/config`. */

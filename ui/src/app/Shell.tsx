@@ -5,6 +5,7 @@ import { Suspense, useEffect } from "react";
 import { Link, NavLink, Outlet, useMatch } from "react-router";
 
 import { Loading } from "../components/States";
+import { PreviewToggle } from "../features/legacy/PreviewToggle";
 import { ProjectSwitcher } from "./ProjectSwitcher";
 import { preloadProjectPages, projectPages, projectPath } from "./routes";
 import { ThemeToggle } from "./ThemeToggle";
@@ -45,6 +46,7 @@ export function Shell() {
             Background migrations
           </NavLink>
         )}
+        <PreviewToggle />
         <ThemeToggle />
         <UserMenu />
       </header>

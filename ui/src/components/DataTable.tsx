@@ -26,6 +26,8 @@ interface DataTableProps<T> {
   /** Called when the last rows come into view: load the next page here. */
   onEndReached?(): void;
   rowHeight?: number;
+  /** Keeps this row in view (keyboard navigation that moves the selection without focusing). */
+  scrollToIndex?: number | undefined;
   /** For tests (jsdom has no layout): the viewport size to assume. */
   initialRect?: { width: number; height: number };
 }
@@ -40,6 +42,7 @@ export function DataTable<T>({
   empty,
   onEndReached,
   rowHeight = 36,
+  scrollToIndex,
   initialRect,
 }: DataTableProps<T>) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -56,6 +59,12 @@ export function DataTable<T>({
   useEffect(() => {
     if (onEndReached && rows.length > 0 && lastIndex >= rows.length - 5) onEndReached();
   }, [lastIndex, rows.length, onEndReached]);
+
+  useEffect(() => {
+    if (scrollToIndex !== undefined && scrollToIndex >= 0 && scrollToIndex < rows.length) {
+      virtualizer.scrollToIndex(scrollToIndex, { align: "auto" });
+    }
+  }, [scrollToIndex, rows.length, virtualizer]);
 
   const template: CSSProperties = {
     gridTemplateColumns: columns.map((c) => c.width ?? "minmax(6rem, 1fr)").join(" "),

@@ -27,6 +27,7 @@ mod trace_deletion;
 mod ui;
 mod ui_app;
 mod ui_members;
+mod ui_observations;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -57,6 +58,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_app::routes())
         .merge(ui_saved_views::routes())
         .merge(ui_sessions::routes())
+        .merge(ui_observations::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(otel::routes())

@@ -1,22 +1,11 @@
-// Placeholder: the Observations view (issue 19) is built here by its own engineer; the shell, the
-// project context and the API client are ready for it.
+// `/project/{projectId}/observations`: the one Observations view when this person's views read the
+// v4 model (`me.views`), else the v3 Observations tab over the legacy tables.
 
-import { useProject } from "../../app/project";
-import { EmptyState } from "../../components/States";
+import { useMe } from "../../app/session";
+import { LegacyPage } from "../legacy/LegacyPage";
+import { ObservationsView } from "./ObservationsView";
 
 export default function ObservationsPage() {
-  const { project, organization } = useProject();
-  return (
-    <div className="page">
-      <header className="page__header">
-        <div>
-          <p className="page__eyebrow">{organization.name}</p>
-          <h1>{project.name}</h1>
-        </div>
-      </header>
-      <EmptyState title="Observations">
-        <p>Every observation of this project will be listed here.</p>
-      </EmptyState>
-    </div>
-  );
+  const me = useMe();
+  return me.views === "v3" ? <LegacyPage tab="observations" /> : <ObservationsView />;
 }

@@ -1,0 +1,170 @@
+// The filters a person builds in the Observations view, and how each becomes a condition of the v2
+// observations API's `filter` JSON (`[{type, column, operator, value, key?}]`, the columns of
+// crates/reads/src/observations/mod.rs). The time range becomes `fromStartTime`/`toStartTime`.
+
+/** How a column is filtered; decides the operators offered and the `type` sent. */
+export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool";
+
+export interface FilterColumn {
+  /** The API's column name. */
+  id: string;
+  label: string;
+  kind: FilterKind;
+  /** For `options`. */
+  options?: readonly string[];
+}
+
+export const OBSERVATION_TYPES = [
+  "SPAN",
+  "GENERATION",
+  "EVENT",
+  "AGENT",
+  "TOOL",
+  "CHAIN",
+  "RETRIEVER",
+  "EVALUATOR",
+  "EMBEDDING",
+  "GUARDRAIL",
+] as const;
+export const LEVELS = ["DEBUG", "DEFAULT", "WARNING", "ERROR"] as const;
+
+export const FILTER_COLUMNS: readonly FilterColumn[] = [
+  { id: "name", label: "Name", kind: "text" },
+  { id: "type", label: "Type", kind: "options", options: OBSERVATION_TYPES },
+  { id: "traceId", label: "Trace ID", kind: "text" },
+  { id: "id", label: "Observation ID", kind: "text" },
+  { id: "latency", label: "Latency (s)", kind: "number" },
+  { id: "model", label: "Model", kind: "text" },
+  { id: "totalTokens", label: "Tokens", kind: "number" },
+  { id: "totalCost", label: "Cost ($)", kind: "number" },
+  { id: "level", label: "Level", kind: "options", options: LEVELS },
+  { id: "userId", label: "User ID", kind: "text" },
+  { id: "sessionId", label: "Session ID", kind: "text" },
+  { id: "environment", label: "Environment", kind: "text" },
+  { id: "traceName", label: "Trace name", kind: "text" },
+  { id: "statusMessage", label: "Status message", kind: "text" },
+  { id: "version", label: "Version", kind: "text" },
+  { id: "promptName", label: "Prompt name", kind: "text" },
+  { id: "isRootObservation", label: "Root observation", kind: "bool" },
+  { id: "metadata", label: "Metadata", kind: "metadata" },
+  { id: "input", label: "Input", kind: "io" },
+  { id: "output", label: "Output", kind: "io" },
+];
+
+/** The operators of each kind, as the API spells them. Input and output only take the two the
+ * server can answer without scanning every value (`=`, `matches`). */
+export const OPERATORS: Record<FilterKind, readonly string[]> = {
+  text: ["=", "contains", "does not contain", "starts with", "ends with"],
+  options: ["any of", "none of"],
+  number: [">", ">=", "<", "<=", "="],
+  metadata: ["=", "contains", "starts with"],
+  io: ["matches", "="],
+  bool: ["="],
+};
+
+/** One filter as the view keeps it (and the URL and saved views store it). */
+export interface ViewFilter {
+  column: string;
+  operator: string;
+  /** Text; a number's digits; `true`/`false`; options as an array. */
+  value: string | string[];
+  /** Metadata key. */
+  key?: string;
+}
+
+/** A condition of the API's `filter` JSON. */
+export interface ApiFilter {
+  type: string;
+  column: string;
+  operator: string;
+  value: string | number | boolean | string[];
+  key?: string;
+}
+
+export function filterColumn(id: string): FilterColumn | undefined {
+  return FILTER_COLUMNS.find((c) => c.id === id);
+}
+
+/** A new filter on `column` with its first operator and an empty value. */
+export function blankFilter(column: string): ViewFilter {
+  const kind = filterColumn(column)?.kind ?? "text";
+  const operator = OPERATORS[kind][0] ?? "=";
+  if (kind === "options") return { column, operator, value: [] };
+  if (kind === "bool") return { column, operator, value: "true" };
+  if (kind === "metadata") return { column, operator, value: "", key: "" };
+  return { column, operator, value: "" };
+}
+
+/** The API condition of one filter, or `null` while it is incomplete (no value yet, a number that
+ * is not one): such a filter is shown but not sent. */
+export function toApiFilter(filter: ViewFilter): ApiFilter | null {
+  const column = filterColumn(filter.column);
+  if (!column || !OPERATORS[column.kind].includes(filter.operator)) return null;
+  const text = typeof filter.value === "string" ? filter.value : "";
+  switch (column.kind) {
+    case "options": {
+      const values = Array.isArray(filter.value) ? filter.value.filter(Boolean) : text ? [text] : [];
+      return values.length ? { type: "stringOptions", column: column.id, operator: filter.operator, value: values } : null;
+    }
+    case "number": {
+      const value = Number(text.trim());
+      return text.trim() !== "" && Number.isFinite(value)
+        ? { type: "number", column: column.id, operator: filter.operator, value }
+        : null;
+    }
+    case "bool":
+      return { type: "boolean", column: column.id, operator: "=", value: text !== "false" };
+    case "metadata": {
+      const key = filter.key?.trim() ?? "";
+      return key && text ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: text } : null;
+    }
+    case "text":
+    case "io":
+      return text ? { type: "string", column: column.id, operator: filter.operator, value: text } : null;
+  }
+}
+
+export function toApiFilters(filters: readonly ViewFilter[]): ApiFilter[] {
+  return filters.map(toApiFilter).filter((f): f is ApiFilter => f !== null);
+}
+
+/** A short text for a filter chip: `Level any of ERROR`, `metadata.region = eu`. */
+export function describeFilter(filter: ViewFilter): string {
+  const column = filterColumn(filter.column);
+  const label = column?.kind === "metadata" ? `metadata.${filter.key ?? ""}` : (column?.label ?? filter.column);
+  const value = Array.isArray(filter.value) ? filter.value.join(", ") : filter.value;
+  return `${label} ${filter.operator} ${value}`;
+}
+
+// --- time range --------------------------------------------------------------------------------
+
+export const RANGE_PRESETS = [
+  { id: "1h", label: "Last 1 hour", ms: 3_600_000 },
+  { id: "24h", label: "Last 24 hours", ms: 86_400_000 },
+  { id: "7d", label: "Last 7 days", ms: 7 * 86_400_000 },
+  { id: "30d", label: "Last 30 days", ms: 30 * 86_400_000 },
+  { id: "all", label: "All time", ms: null },
+] as const;
+
+export type RangePreset = (typeof RANGE_PRESETS)[number]["id"];
+
+/** A preset relative to now, or a custom span (ISO instants; either end may be open). */
+export type TimeRange = { preset: RangePreset } | { from?: string; to?: string };
+
+export const DEFAULT_RANGE: TimeRange = { preset: "24h" };
+
+export function isPreset(id: string): id is RangePreset {
+  return RANGE_PRESETS.some((p) => p.id === id);
+}
+
+/** The API's `fromStartTime`/`toStartTime` for a range, as of `now`. */
+export function rangeParams(range: TimeRange, now: number): { fromStartTime?: string; toStartTime?: string } {
+  if ("preset" in range) {
+    const ms = RANGE_PRESETS.find((p) => p.id === range.preset)?.ms ?? null;
+    return ms === null ? {} : { fromStartTime: new Date(now - ms).toISOString() };
+  }
+  return {
+    ...(range.from ? { fromStartTime: range.from } : {}),
+    ...(range.to ? { toStartTime: range.to } : {}),
+  };
+}
