@@ -42,7 +42,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
 
-    run_specs(&api, &[], &[]).await;
+    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &[]).await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the
@@ -61,7 +61,6 @@ async fn run_specs(api: &Api, env: &[(&str, &str)], args: &[&str]) {
         .env("LOUPE_PROJECT_NAME", PROJECT_NAME)
         .env("LOUPE_PUBLIC_KEY", PUBLIC_KEY)
         .env("LOUPE_SECRET_KEY", SECRET_KEY)
-        .env("LOUPE_FAILED_MIGRATION", failed_step)
         .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
         .env("CI", "1")
         .envs(env.iter().copied())
