@@ -39,9 +39,10 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     ])
     .await;
     let _worker = api.worker().await;
+    let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
 
-    run_specs(&api, &[], &[]).await;
+    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &[]).await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the

@@ -8,7 +8,10 @@ the web server in `dual` mode (so both the v4 and the legacy reads answer) and t
 requests on a random generated trace each: v2 observations by trace id (without and with a time range),
 a v2 metrics query, the legacy traces list, and the requests the web UI's Observations view makes
 (`GET /api/ui/projects/{id}/observations` as a signed-in person: the first page, a filtered first
-page, a search over names and one by trace id). Exits non-zero on any failed or empty answer.
+page, a search over names and one by trace id), and the UI's sessions pages (every fifth trace starts
+a new session: 10 k sessions by default): the first page of the sessions list over the events and over
+the v3 tables, and a random session's page. Exits non-zero on any failed or empty answer. `--only WORD`
+runs the cases whose label contains it.
 """
 import argparse
 import base64
@@ -28,6 +31,7 @@ from drill import wait_for
 AUTH = "Basic " + base64.b64encode(b"pk-lf-bench:sk-lf-bench").decode()
 USER = ("bench@example.com", "bench user password")  # the first user, owner of the bench project
 PROJECT = "bench-project"
+TRACES_PER_SESSION = 5  # `session-{trace_no div 5}` in rows()
 WARMUP = 5
 PAGE = 50  # the default `limit` of both list endpoints
 WORDS = ("the model answer context user query document retrieval token latency prompt cache vector search "
@@ -257,6 +261,7 @@ def main():
     parser.add_argument("--traces", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--database", default="loupe_read_bench")
+    parser.add_argument("--only", default="", help="run only the cases whose label contains this")
     args = parser.parse_args()
     if not 0 < args.traces <= args.events:
         parser.error("need 0 < --traces <= --events")
@@ -317,18 +322,46 @@ def main():
 
         generations = json.dumps([{"type": "stringOptions", "column": "type", "operator": "any of",
                                    "value": ["GENERATION"]}])
-        results = [
-            bench.measure("UI observations: first page", ui_page(), observations),
-            bench.measure("UI observations: generations only", ui_page(filter=generations), observations),
-            bench.measure("UI observations: search 'summarize'", ui_page(search="summarize"), observations),
-            bench.measure("UI observations: search a trace id", ui_trace_search, observations),
-            bench.measure("v2 observations ?traceId", by_trace(False), observations),
-            bench.measure("v2 observations ?traceId + time range", by_trace(True), observations),
-            bench.measure("v2 metrics (name x hour, count + cost)", metrics,
-                          lambda body, _: None if body.get("data") else "no rows"),
-            bench.measure("legacy traces list (page 1, limit 50)",
-                          lambda: ("/api/public/traces", {"page": 1, "limit": PAGE}, None), traces),
+        sessions_total = -(-args.traces // TRACES_PER_SESSION)
+        sessions_path = f"/api/ui/projects/{PROJECT}/sessions"
+
+        def sessions(model):
+            return lambda: (sessions_path, {"model": model, "page": 1, "limit": PAGE}, None)
+
+        def session_page(body, _):
+            data = body.get("data") or []
+            if len(data) != min(PAGE, sessions_total) or body["meta"]["totalItems"] != sessions_total:
+                return f"{len(data)} sessions of {body['meta']['totalItems']}, expected {sessions_total}"
+            if not all(s["traces"] > 0 and s["observations"] > 0 and s["userIds"] for s in data):
+                return "a session without traces, observations or users"
+            return None
+
+        def one_session():
+            number = pick(range(sessions_total))
+            expected = min(TRACES_PER_SESSION, args.traces - number * TRACES_PER_SESSION)
+            return f"{sessions_path}/session-{number}", {"model": "v4"}, expected
+
+        def session_traces(body, expected):
+            traces = body["traces"]["data"]
+            if len(traces) != expected or not all(t["input"] and t["rootObservationId"] for t in traces):
+                return f"{len(traces)} traces, expected {expected}, each with its root's input"
+            return None
+
+        cases = [
+            ("UI observations: first page", ui_page(), observations),
+            ("UI observations: generations only", ui_page(filter=generations), observations),
+            ("UI observations: search 'summarize'", ui_page(search="summarize"), observations),
+            ("UI observations: search a trace id", ui_trace_search, observations),
+            ("v2 observations ?traceId", by_trace(False), observations),
+            ("v2 observations ?traceId + time range", by_trace(True), observations),
+            ("v2 metrics (name x hour, count + cost)", metrics, lambda body, _: None if body.get("data") else "no rows"),
+            ("legacy traces list (page 1, limit 50)",
+             lambda: ("/api/public/traces", {"page": 1, "limit": PAGE}, None), traces),
+            ("UI sessions list v4 (page 1, limit 50)", sessions("v4"), session_page),
+            ("UI sessions list v3 (page 1, limit 50)", sessions("v3"), session_page),
+            ("UI session page v4 (5 traces)", one_session, session_traces),
         ]
+        results = [bench.measure(*case) for case in cases if args.only in case[0]]
         peak = bench.peak_rss_mb()
         print(f"\nread bench: {args.events:,} events over {args.traces:,} traces (v3: the same {args.events:,} "
               f"observations), {args.rounds} requests each after {WARMUP} warm-up, web from {args.bin_dir}")

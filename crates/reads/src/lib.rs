@@ -29,6 +29,7 @@ pub mod page;
 pub mod params;
 pub mod render;
 pub mod scores;
+pub mod sessions;
 pub mod sql;
 pub mod trace_view;
 

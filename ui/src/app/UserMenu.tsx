@@ -28,6 +28,11 @@ export function UserMenu() {
       <Link role="menuitem" className="menu__item" to="/setup">
         New organization or project
       </Link>
+      {me.instanceAdmin && (
+        <Link role="menuitem" className="menu__item" to="/admin/users">
+          Instance admins
+        </Link>
+      )}
       {choice !== "system" && <MenuItem onSelect={() => setChoice("system")}>Follow the system theme</MenuItem>}
       <MenuSeparator />
       <MenuItem onSelect={() => void signOut()}>

@@ -29,6 +29,7 @@ mod ui_app;
 mod ui_members;
 mod ui_observations;
 mod ui_saved_views;
+mod ui_sessions;
 mod ui_settings;
 mod ui_trace;
 
@@ -57,6 +58,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui::routes())
         .merge(ui_app::routes())
         .merge(ui_saved_views::routes())
+        .merge(ui_sessions::routes())
         .merge(ui_observations::routes())
         .merge(ui_members::routes())
         .merge(ui_settings::routes())

@@ -1,18 +1,16 @@
-// Placeholder: the Sessions list and session page (issue 19) are built here by their own engineer.
+// Sessions at /project/{projectId}/sessions: the list, and a session's page under it.
 
-import { useProject } from "../../app/project";
-import { EmptyState } from "../../components/States";
+import { Route, Routes } from "react-router";
+
+import { SessionList } from "./SessionList";
+import { SessionPage } from "./SessionPage";
+import "./sessions.css";
 
 export default function SessionsPage() {
-  const { project } = useProject();
   return (
-    <div className="page">
-      <header className="page__header">
-        <h1>Sessions</h1>
-      </header>
-      <EmptyState title={`Sessions of ${project.name}`}>
-        <p>The sessions of this project will be listed here.</p>
-      </EmptyState>
-    </div>
+    <Routes>
+      <Route index element={<SessionList />} />
+      <Route path=":sessionId" element={<SessionPage />} />
+    </Routes>
   );
 }

@@ -1,0 +1,183 @@
+// One session at /project/{projectId}/sessions/{sessionId}: its figures, then its traces in the
+// order they started, each with the start of its root observation's input and output and a link
+// to the trace page. Traces come a page at a time ("Load more").
+
+import { useEffect, useState, type ReactNode } from "react";
+import { Link, useParams } from "react-router";
+
+import { isApiError } from "../../api/client";
+import { dataModel, sessions, type SessionDetail, type SessionTrace } from "../../api/sessions";
+import { useProject } from "../../app/project";
+import { projectPath } from "../../app/routes";
+import { useMe } from "../../app/session";
+import { Button } from "../../components/Button";
+import { EmptyState, ErrorState, Loading } from "../../components/States";
+import { formatCost, formatCount, formatDateTime, formatDuration } from "./format";
+import { IoPreview } from "./IoPreview";
+import { useLoad } from "./useLoad";
+
+/** Traces per request. */
+const TRACES_PAGE_SIZE = 50;
+
+export function tracePath(projectId: string, traceId: string): string {
+  return projectPath(projectId, `traces/${encodeURIComponent(traceId)}`);
+}
+
+function Figure({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="figure">
+      <dt className="figure__label">{label}</dt>
+      <dd className="figure__value">{children}</dd>
+    </div>
+  );
+}
+
+function Summary({ detail }: { detail: SessionDetail }) {
+  const s = detail.session;
+  const more = s.userCount - s.userIds.length;
+  return (
+    <dl className="figures" aria-label="Session figures">
+      <Figure label="Traces">{formatCount(s.traces)}</Figure>
+      <Figure label="Observations">{formatCount(s.observations)}</Figure>
+      <Figure label="Duration">{formatDuration(s.durationSeconds)}</Figure>
+      <Figure label="Total cost">{formatCost(s.totalCost)}</Figure>
+      <Figure label="Tokens">{formatCount(s.totalTokens)}</Figure>
+      <Figure label="Started">{formatDateTime(s.firstAt, { year: true })}</Figure>
+      <Figure label="Last activity">{formatDateTime(s.lastAt, { year: true })}</Figure>
+      <Figure label={s.userCount === 1 ? "User" : "Users"}>
+        {s.userCount === 0 ? "–" : s.userIds.join(", ")}
+        {more > 0 && <span className="muted"> and {formatCount(more)} more</span>}
+      </Figure>
+    </dl>
+  );
+}
+
+function TraceCard({ trace, index, projectId }: { trace: SessionTrace; index: number; projectId: string }) {
+  const href = tracePath(projectId, trace.id);
+  const name = trace.name ?? "Unnamed trace";
+  return (
+    <li className="trace-card">
+      <article aria-label={`Trace ${index + 1}: ${name}`}>
+        <header className="trace-card__header">
+          <span className="trace-card__index" aria-hidden="true">
+            {index + 1}
+          </span>
+          <Link to={href} className="trace-card__name">
+            {name}
+          </Link>
+          <time className="muted" dateTime={trace.startTime}>
+            {formatDateTime(trace.startTime)}
+          </time>
+          <span className="trace-card__spacer" />
+          <span className="chip" title="From the first start to the last end">
+            {formatDuration(trace.durationSeconds)}
+          </span>
+          <span className="chip">{formatCount(trace.observations)} obs.</span>
+          {trace.totalTokens > 0 && <span className="chip">{formatCount(trace.totalTokens)} tokens</span>}
+          {trace.totalCost > 0 && <span className="chip">{formatCost(trace.totalCost)}</span>}
+          {trace.userId && <span className="chip chip--user">{trace.userId}</span>}
+        </header>
+        <div className="trace-card__io">
+          <IoPreview label="Input" text={trace.input} chars={trace.inputChars} traceHref={href} />
+          <IoPreview label="Output" text={trace.output} chars={trace.outputChars} traceHref={href} />
+        </div>
+      </article>
+    </li>
+  );
+}
+
+export function SessionPage() {
+  const { sessionId = "" } = useParams();
+  const { project } = useProject();
+  const model = dataModel(useMe());
+  const first = useLoad(
+    (signal) => sessions.get(project.id, sessionId, { model, limit: TRACES_PAGE_SIZE }, signal),
+    [project.id, sessionId, model],
+  );
+  // Pages after the first, appended as the person asks for them.
+  const [more, setMore] = useState<SessionTrace[]>([]);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [moreError, setMoreError] = useState<unknown>(undefined);
+  useEffect(() => setMore([]), [first.data]);
+
+  const back = (
+    <nav aria-label="Breadcrumb" className="breadcrumb">
+      <Link to={projectPath(project.id, "sessions")}>Sessions</Link>
+      <span aria-hidden="true">/</span>
+      <span className="mono">{sessionId}</span>
+    </nav>
+  );
+
+  if (first.error !== undefined && !first.data) {
+    return (
+      <div className="page sessions">
+        {back}
+        {isApiError(first.error, "not-found") ? (
+          <EmptyState title="Session not found" actions={<Link to={projectPath(project.id, "sessions")}>All sessions</Link>}>
+            <p>
+              No trace of this project names the session <code>{sessionId}</code>.
+            </p>
+          </EmptyState>
+        ) : (
+          <ErrorState error={first.error} onRetry={first.reload} />
+        )}
+      </div>
+    );
+  }
+  if (!first.data) {
+    return (
+      <div className="page sessions">
+        {back}
+        <Loading label="Loading the session…" />
+      </div>
+    );
+  }
+
+  const detail = first.data;
+  const traces = [...detail.traces.data, ...more];
+  const total = detail.traces.meta.totalItems;
+  const loadMore = () => {
+    setLoadingMore(true);
+    setMoreError(undefined);
+    const page = Math.floor(traces.length / TRACES_PAGE_SIZE) + 1;
+    sessions
+      .get(project.id, sessionId, { model, page, limit: TRACES_PAGE_SIZE })
+      .then((next) => setMore((m) => [...m, ...next.traces.data]))
+      .catch(setMoreError)
+      .finally(() => setLoadingMore(false));
+  };
+
+  return (
+    <div className="page sessions">
+      {back}
+      <header className="page__header">
+        <div>
+          <p className="page__eyebrow">Session</p>
+          <h1 className="mono session__title">{sessionId}</h1>
+        </div>
+        <Button variant="ghost" onClick={first.reload} busy={first.loading}>
+          Refresh
+        </Button>
+      </header>
+      <Summary detail={detail} />
+      <section aria-labelledby="session-traces" className="session__traces">
+        <h2 id="session-traces">
+          Traces <span className="muted">({formatCount(total)}, in the order they started)</span>
+        </h2>
+        <ol className="trace-list">
+          {traces.map((trace, index) => (
+            <TraceCard key={trace.id} trace={trace} index={index} projectId={project.id} />
+          ))}
+        </ol>
+        {moreError !== undefined && <ErrorState error={moreError} onRetry={loadMore} />}
+        {traces.length < total && (
+          <div className="session__more">
+            <Button onClick={loadMore} busy={loadingMore}>
+              Load more traces ({formatCount(total - traces.length)} left)
+            </Button>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
