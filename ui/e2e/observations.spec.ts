@@ -233,17 +233,17 @@ test("a row opens the trace panel, kept in the address; j/k move and Enter opens
   await open(page, `q=${trace}`);
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await rowsNamed(page, `${run} tool`).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   const url = new URL(page.url());
   expect(url.searchParams.get("trace")).toBe(trace);
   expect(url.searchParams.get("observation")).toBe(ids.tool);
   await shot(page, testInfo, "panel");
   await page.reload();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await expect(rowsNamed(page, `${run} tool`)).toHaveAttribute("aria-selected", "true");
-  await page.getByRole("region", { name: `Trace ${trace}` }).getByRole("button", { name: "Close" }).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeHidden();
+  await page.getByRole("region", { name: "Trace", exact: true }).getByRole("button", { name: "Close" }).click();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeHidden();
 
   await page.locator("#main").focus();
   await page.keyboard.press("j");
@@ -253,7 +253,7 @@ test("a row opens the trace panel, kept in the address; j/k move and Enter opens
   await page.keyboard.press("k");
   await expect(rows.nth(1)).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
 });
 
 test("live mode shows a row ingested after the page opened, once", async ({ page, request }, testInfo) => {
@@ -330,6 +330,6 @@ test("reads well in the dark theme, filters and panel open", async ({ page }, te
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await page.getByRole("button", { name: /^Filters/ }).click();
   await rowsNamed(page, `${run} call llm`).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await shot(page, testInfo, "dark");
 });
