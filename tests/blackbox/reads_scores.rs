@@ -1,6 +1,6 @@
 //! Scores through the v4 reads: `countScores` and the score views' trace and observation
-//! dimensions in the metrics APIs, and the `scores` group of v2 observations, where a trace's own
-//! scores show on its root observation (spec/v4-migration-spec.md §1.4). Rows are written straight into ClickHouse, in
+//! dimensions in the metrics APIs, and the `scores` group and `scores` filter of v2 observations,
+//! where a trace's own scores show on (and match) its root observation (spec/v4-migration-spec.md §1.4). Rows are written straight into ClickHouse, in
 //! several versions where that is the point, so every expected number is known exactly.
 
 use reqwest::Method;
@@ -230,4 +230,71 @@ async fn a_traces_scores_show_on_its_root_observation_only() {
     assert!(without["data"][0].get("scores").is_none(), "only when asked: {without}");
     let body = api.expect(400, Method::GET, &format!("{first}&scoreLimit=51"), None).await;
     assert!(body["message"].as_str().unwrap().contains("scoreLimit"), "{body}");
+}
+
+/// The ids of the observations `filter` keeps, in API order.
+async fn kept(api: &Api, filter: Value) -> Vec<String> {
+    let path = format!("/api/public/v2/observations?filter={}", urlencode(&filter.to_string()));
+    let body = api.expect(200, Method::GET, &path, None).await;
+    body["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn the_scores_filter_keeps_observations_with_a_matching_score() {
+    let api = Api::start(&[]).await;
+    seed(&api).await;
+    // Another project's score on the same observation id, with a value nothing of ours has.
+    let other = "INSERT INTO scores (id, timestamp, project_id, trace_id, observation_id, name, value, source, \
+                 data_type, event_ts, is_deleted) VALUES ('x1', now64(3), 'other-project', 'tr-1', 'c1', 'quality', \
+                 9, 'API', 'NUMERIC', now64(3), 0)";
+    api.stack.ch.client().query(other).execute().await.unwrap();
+    api.until("/api/public/v2/observations", |b| b["data"].as_array().is_some_and(|d| d.len() == 4)).await;
+    let number = |op: &str, value: f64| json!([{"type": "numberObject", "column": "scores", "key": "quality", "operator": op, "value": value}]);
+
+    // c1 by its own s7 (0.75), r1 by its trace's s1 (1); c2 no longer has s7, tr-2's s3 is 0.
+    assert_eq!(kept(&api, number(">=", 0.7)).await, ["c1", "r1"]);
+    assert_eq!(kept(&api, number("=", 0.5)).await, ["c1"], "s2, an older score of c1");
+    assert_eq!(
+        kept(&api, number("<", 0.1)).await,
+        ["t-tr-2"],
+        "a trace score on the backfill's virtual root"
+    );
+    assert_eq!(
+        kept(&api, number("=", 0.2)).await,
+        Vec::<String>::new(),
+        "a session's score is on no observation"
+    );
+    assert_eq!(kept(&api, number("=", 0.1)).await, Vec::<String>::new(), "a deleted score never matches");
+    assert_eq!(
+        kept(&api, number(">", 5.0)).await,
+        Vec::<String>::new(),
+        "another project's score never matches"
+    );
+    assert_eq!(kept(&api, number("<>", 1.0)).await, ["t-tr-2", "c1"], "r1's only score is 1");
+
+    let label = |value: &str| json!([{"type": "stringObject", "column": "scores", "key": "label", "operator": "=", "value": value}]);
+    assert_eq!(kept(&api, label("good")).await, ["c2"]);
+    assert_eq!(kept(&api, label("bad")).await, Vec::<String>::new(), "a value no score has");
+    // With another filter, AND-ed.
+    let mut both = number(">=", 0.7);
+    both.as_array_mut()
+        .unwrap()
+        .push(json!({"type": "string", "column": "type", "operator": "=", "value": "SPAN"}));
+    assert_eq!(kept(&api, both).await, ["r1"]);
+
+    for (filter, says) in [
+        (json!([{"type": "numberObject", "column": "scores", "operator": "=", "value": 1}]), "needs a `key`"),
+        (
+            json!([{"type": "stringObject", "column": "scores", "key": "label", "operator": ">", "value": "a"}]),
+            "Operator `>`",
+        ),
+        (
+            json!([{"type": "number", "column": "scores", "key": "quality", "operator": "=", "value": 1}]),
+            "numberObject, stringObject",
+        ),
+    ] {
+        let path = format!("/api/public/v2/observations?filter={}", urlencode(&filter.to_string()));
+        let body = api.expect(400, Method::GET, &path, None).await;
+        assert!(body["message"].as_str().unwrap().contains(says), "{filter}: {body}");
+    }
 }

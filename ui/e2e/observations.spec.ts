@@ -174,6 +174,51 @@ test("filters by level and by metadata, searches by name and chooses columns", a
   await expect(header.filter({ hasText: "Name" })).toHaveCount(1);
 });
 
+test("filters by a score: an observation's own, and its trace's on the root", async ({ page, request }, testInfo) => {
+  const quality = `${run}-quality`;
+  const verdict = `${run}-verdict`;
+  for (const data of [
+    { traceId: trace, observationId: ids.llm, name: quality, value: 0.9 },
+    { traceId: trace, observationId: ids.tool, name: quality, value: 0.1 },
+    { traceId: trace, name: verdict, value: "good", dataType: "CATEGORICAL" },
+  ]) {
+    const response = await request.post("/api/public/scores", { headers: { Authorization: basic() }, data });
+    expect(response.ok(), await response.text()).toBe(true);
+  }
+  // The worker writes scores: wait until the API's filter sees both kinds.
+  const kept = async (filter: unknown[]) => {
+    const response = await request.get("/api/public/v2/observations", {
+      headers: { Authorization: basic() },
+      params: { filter: JSON.stringify(filter), fromStartTime: ago(3600) },
+    });
+    return ((await response.json()) as { data: { id: string }[] }).data.map((o) => o.id);
+  };
+  const good = { type: "stringObject", column: "scores", key: verdict, operator: "=", value: "good" };
+  await expect.poll(() => kept([good]), { timeout: 30_000 }).toEqual([ids.root]);
+  await expect.poll(() => kept([{ type: "numberObject", column: "scores", key: quality, operator: "<", value: 1 }]), { timeout: 30_000 }).toHaveLength(2);
+
+  await open(page, `q=${trace}`);
+  await expect(rowsNamed(page, run)).toHaveCount(3);
+  await page.getByRole("button", { name: /^Filters/ }).click();
+  await page.getByLabel("Filter 1 column").selectOption("scores");
+  await page.getByLabel("Filter 1 score name").fill(quality);
+  await page.getByLabel("Filter 1 operator").selectOption(">=");
+  await page.getByLabel("Filter 1 value").fill("0.5");
+  await shot(page, testInfo, "score-filter");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page.getByRole("list", { name: "Applied filters" })).toContainText(`score ${quality} >= 0.5`);
+  await expect(rowsNamed(page, run)).toHaveCount(1);
+  await expect(rowsNamed(page, `${run} call llm`)).toHaveCount(1);
+  expect(new URL(page.url()).searchParams.get("filter")).toContain(quality);
+
+  // A categorical value of the trace's own score keeps the root; the URL alone brings it back.
+  const filter = JSON.stringify([{ column: "scores", operator: "=", key: verdict, value: "good" }]);
+  await page.goto(`/project/${loupe.projectId}/observations?q=${trace}&filter=${encodeURIComponent(filter)}`);
+  await expect(rowsNamed(page, run)).toHaveCount(1);
+  await expect(rowsNamed(page, `${run} checkout`)).toHaveCount(1);
+  await shot(page, testInfo, "score-filtered");
+});
+
 test("pages with the cursor as the table scrolls", async ({ page }, testInfo) => {
   await open(page, `q=${encodeURIComponent(`${run}-page`)}`);
   await expect(table(page)).toHaveAttribute("aria-rowcount", "51");
@@ -188,17 +233,17 @@ test("a row opens the trace panel, kept in the address; j/k move and Enter opens
   await open(page, `q=${trace}`);
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await rowsNamed(page, `${run} tool`).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   const url = new URL(page.url());
   expect(url.searchParams.get("trace")).toBe(trace);
   expect(url.searchParams.get("observation")).toBe(ids.tool);
   await shot(page, testInfo, "panel");
   await page.reload();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await expect(rowsNamed(page, `${run} tool`)).toHaveAttribute("aria-selected", "true");
-  await page.getByRole("region", { name: `Trace ${trace}` }).getByRole("button", { name: "Close" }).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeHidden();
+  await page.getByRole("region", { name: "Trace", exact: true }).getByRole("button", { name: "Close" }).click();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeHidden();
 
   await page.locator("#main").focus();
   await page.keyboard.press("j");
@@ -208,7 +253,7 @@ test("a row opens the trace panel, kept in the address; j/k move and Enter opens
   await page.keyboard.press("k");
   await expect(rows.nth(1)).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
 });
 
 test("live mode shows a row ingested after the page opened, once", async ({ page, request }, testInfo) => {
@@ -285,6 +330,6 @@ test("reads well in the dark theme, filters and panel open", async ({ page }, te
   await expect(rowsNamed(page, run)).toHaveCount(3);
   await page.getByRole("button", { name: /^Filters/ }).click();
   await rowsNamed(page, `${run} call llm`).click();
-  await expect(page.getByRole("region", { name: `Trace ${trace}` })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await shot(page, testInfo, "dark");
 });

@@ -23,6 +23,9 @@ pub enum Kind {
     MetadataMap,
     /// Parallel `metadata_names` / `metadata_values` arrays (events tables); `sql` names the prefix.
     MetadataArrays,
+    /// The scores of a row (`key` = score name), kept in another table: the endpoint turns these
+    /// filters into its own subquery on the scores (see [`score_value`]); `to_sql` refuses them.
+    Scores,
 }
 
 /// A filterable column: the name clients use and the SQL expression it stands for.
@@ -86,6 +89,9 @@ fn condition(filter: &Filter, columns: &[Column]) -> Result<Sql, ReadError> {
             filter.kind, filter.column
         ))
     };
+    if column.kind == Kind::Scores {
+        return Err(ReadError::bad_request(format!("`{}` cannot be filtered here", filter.column)));
+    }
     let mut sql = Sql::default();
     match filter.kind.as_str() {
         "datetime" => {
@@ -171,6 +177,45 @@ fn condition(filter: &Filter, columns: &[Column]) -> Result<Sql, ReadError> {
             return Err(ReadError::bad_request(format!(
                 "Unknown filter type `{other}`. Must be one of: datetime, string, number, boolean, \
                  stringOptions, categoryOptions, arrayOptions, stringObject, numberObject, null"
+            )));
+        }
+    }
+    Ok(sql)
+}
+
+/// The condition a `scores` filter puts on a row of the scores table: the score named `key` and
+/// either its number (`numberObject`: `=`, `<>`, `>`, `<`, `>=`, `<=` on a numeric or boolean
+/// score's value) or its text (`stringObject`: `=` on a categorical value or a boolean's
+/// `True`/`False`).
+pub fn score_value(filter: &Filter) -> Result<Sql, ReadError> {
+    let key = filter.key.as_deref().filter(|k| !k.is_empty()).ok_or_else(|| {
+        ReadError::bad_request(format!("Filter on `{}` needs a `key` (the score name)", filter.column))
+    })?;
+    let op = filter.operator.as_str();
+    let bad_op = || {
+        ReadError::bad_request(format!(
+            "Operator `{op}` is not valid for filter type `{}` on `{}`",
+            filter.kind, filter.column
+        ))
+    };
+    let mut sql = Sql::new("name = ");
+    sql.bind(key);
+    match filter.kind.as_str() {
+        "numberObject" => {
+            let op = if op == "<>" { Some("!=") } else { comparison(op) }.ok_or_else(bad_op)?;
+            sql.push(&format!(" AND data_type IN ('NUMERIC', 'BOOLEAN') AND value {op} "))
+                .bind(number(filter)?);
+        }
+        "stringObject" => {
+            if op != "=" {
+                return Err(bad_op());
+            }
+            sql.push(" AND data_type IN ('CATEGORICAL', 'BOOLEAN') AND string_value = ").bind(text(filter)?);
+        }
+        other => {
+            return Err(ReadError::bad_request(format!(
+                "Filter type `{other}` is not valid on `{}`. Must be one of: numberObject, stringObject",
+                filter.column
             )));
         }
     }
@@ -294,6 +339,29 @@ mod tests {
             sql.text(),
             "(position(arrayElement(metadata_values, indexOf(metadata_names, ?)), ?) > 0)"
         );
+    }
+
+    #[test]
+    fn score_values_are_bound() {
+        let f = |json: &str| score_value(&parse(json).unwrap()[0]).map(|sql| sql.text().to_owned());
+        assert_eq!(
+            f(r#"[{"type":"numberObject","column":"scores","key":"q","operator":"<>","value":1}]"#).unwrap(),
+            "name = ? AND data_type IN ('NUMERIC', 'BOOLEAN') AND value != ?"
+        );
+        assert_eq!(
+            f(r#"[{"type":"stringObject","column":"scores","key":"q","operator":"=","value":"good"}]"#)
+                .unwrap(),
+            "name = ? AND data_type IN ('CATEGORICAL', 'BOOLEAN') AND string_value = ?"
+        );
+        let e =
+            f(r#"[{"type":"stringObject","column":"scores","key":"q","operator":"contains","value":"g"}]"#);
+        assert!(e.unwrap_err().to_string().contains("Operator `contains`"));
+        let e = f(r#"[{"type":"number","column":"scores","key":"q","operator":"=","value":1}]"#);
+        assert!(e.unwrap_err().to_string().contains("numberObject, stringObject"));
+        let e = f(r#"[{"type":"numberObject","column":"scores","operator":"=","value":1}]"#);
+        assert!(e.unwrap_err().to_string().contains("needs a `key`"));
+        let e = f(r#"[{"type":"numberObject","column":"scores","key":"q","operator":"=","value":"x"}]"#);
+        assert!(e.unwrap_err().to_string().contains("expected a number"));
     }
 
     #[test]

@@ -115,7 +115,12 @@ const COLUMNS: &[Column] = &[
     col("input", "input", Kind::Text),
     col("output", "output", Kind::Text),
     col("metadata", "metadata", Kind::MetadataArrays),
+    // Turned into subqueries on the scores table by `score_condition`.
+    col("scores", "", Kind::Scores),
 ];
+
+/// At most this many `scores` filters in one request (each is two subqueries on the scores).
+pub const MAX_SCORE_FILTERS: usize = 5;
 
 /// Query parameters that are shorthands for a filter on one column.
 const PARAM_COLUMNS: &[(&str, &str)] = &[
@@ -180,6 +185,10 @@ pub async fn list_searching(
         Some(raw) => filter::parse(raw)?,
         None => Vec::new(),
     };
+    let (score_filters, filters): (Vec<_>, Vec<_>) = filters.into_iter().partition(|f| f.column == "scores");
+    if score_filters.len() > MAX_SCORE_FILTERS {
+        return Err(ReadError::bad_request(format!("At most {MAX_SCORE_FILTERS} filters on `scores`")));
+    }
     let full_text = check_io_filters(&filters)?;
     // events_core keeps 200-character previews of input, output and metadata; the full values
     // live in events_full.
@@ -187,6 +196,9 @@ pub async fn list_searching(
     let table = if needs_full { &latest::EVENTS_FULL } else { &latest::EVENTS_CORE };
 
     let mut matching = vec![filter::to_sql(&filters, COLUMNS)?];
+    for score_filter in &score_filters {
+        matching.push(score_condition(project_id, score_filter)?);
+    }
     matching.extend(param_conditions(params, &filters)?);
     if let Some(text) = search.map(str::trim).filter(|text| !text.is_empty()) {
         matching.push(search_condition(text)?);
@@ -408,6 +420,24 @@ fn param_conditions(params: &Params, filters: &[filter::Filter]) -> Result<Vec<S
     Ok(out)
 }
 
+/// Observations with a score that `score_filter` matches (the newest live version of each score
+/// of the project): their own scores, and on a root observation its trace's own scores, as the
+/// `scores` group attaches them.
+fn score_condition(project_id: &str, score_filter: &filter::Filter) -> Result<Sql> {
+    let value = filter::score_value(score_filter)?;
+    let scores_where = |kind: &str| {
+        let mut matching = value.clone();
+        matching.push(&format!(" AND {kind}"));
+        latest::SCORES.newest_matching(&project(project_id), &matching)
+    };
+    let mut sql = Sql::new("span_id IN (SELECT ifNull(observation_id, '') FROM ");
+    sql.append(&scores_where("ifNull(observation_id, '') != ''"))
+        .push(") OR (parent_span_id = '' AND trace_id IN (SELECT ifNull(trace_id, '') FROM ")
+        .append(&scores_where(scores::TRACE_KIND))
+        .push("))");
+    Ok(sql)
+}
+
 fn search_condition(text: &str) -> Result<Sql> {
     if text.chars().count() > MAX_SEARCH_CHARS {
         return Err(ReadError::bad_request(format!("search must be at most {MAX_SEARCH_CHARS} characters")));
@@ -480,6 +510,36 @@ mod tests {
         let f = filter::parse(r#"[{"type":"string","column":"input","operator":"matches","value":"x"}]"#)
             .unwrap();
         assert!(check_io_filters(&f).unwrap());
+    }
+
+    #[test]
+    fn a_score_filter_is_a_project_scoped_subquery_per_subject() {
+        let f = filter::parse(
+            r#"[{"type":"numberObject","column":"scores","key":"q","operator":">=","value":0.5}]"#,
+        )
+        .unwrap();
+        let sql = score_condition("p", &f[0]).unwrap();
+        let newest = |kind: &str| {
+            let m = format!("name = ? AND data_type IN ('NUMERIC', 'BOOLEAN') AND value >= ? AND {kind}");
+            format!(
+                "(SELECT * FROM (SELECT * FROM scores WHERE project_id = ? AND id IN (SELECT id FROM scores \
+                 WHERE project_id = ? AND ({m})) ORDER BY event_ts DESC LIMIT 1 BY id) WHERE is_deleted = 0 \
+                 AND ({m})) AS latest"
+            )
+        };
+        assert_eq!(
+            sql.text(),
+            format!(
+                "span_id IN (SELECT ifNull(observation_id, '') FROM {}) OR (parent_span_id = '' AND trace_id IN \
+                 (SELECT ifNull(trace_id, '') FROM {}))",
+                newest("ifNull(observation_id, '') != ''"),
+                newest(scores::TRACE_KIND)
+            )
+        );
+        // Two subqueries, each binding the project twice and the name and value twice.
+        assert_eq!(sql.text().matches('?').count(), 2 * (2 + 2 * 2));
+        let f = filter::parse(r#"[{"type":"number","column":"scores","operator":"=","value":1}]"#).unwrap();
+        assert!(filter::to_sql(&f, COLUMNS).is_err(), "never through the generic filter");
     }
 
     #[test]

@@ -1,20 +1,25 @@
-// The filter builder: one row per filter (column, operator, key for metadata, value), edited as a
-// draft and applied together, so typing never reloads the table at every key.
+// The filter builder: one row per filter (column, operator, key for metadata or the score name,
+// value), edited as a draft and applied together, so typing never reloads the table at every key.
 
-import { useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 
+import { traceApi } from "../../api/trace";
 import { Button } from "../../components/Button";
 import { FILTER_COLUMNS, OPERATORS, blankFilter, filterColumn, toApiFilter, type ViewFilter } from "./filters";
 import { MAX_FILTERS } from "./state";
 
 interface FilterPanelProps {
+  /** Whose score configs suggest score names. */
+  projectId: string;
   filters: readonly ViewFilter[];
   onApply(filters: ViewFilter[]): void;
   onClose(): void;
 }
 
-export function FilterPanel({ filters, onApply, onClose }: FilterPanelProps) {
+export function FilterPanel({ projectId, filters, onApply, onClose }: FilterPanelProps) {
   const [draft, setDraft] = useState<ViewFilter[]>(() => (filters.length ? [...filters] : [blankFilter("name")]));
+  const scoreNames = useScoreNames(projectId);
+  const scoreList = useId();
   const change = (index: number, next: ViewFilter) => setDraft((d) => d.map((f, i) => (i === index ? next : f)));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -24,11 +29,17 @@ export function FilterPanel({ filters, onApply, onClose }: FilterPanelProps) {
   return (
     <form className="filter-panel" aria-label="Filters" onSubmit={submit} onKeyDown={(e) => e.key === "Escape" && onClose()}>
       {draft.length === 0 && <p className="muted">No filters: every observation in the time range is shown.</p>}
+      <datalist id={scoreList}>
+        {scoreNames.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
       {draft.map((filter, index) => (
         <FilterRow
           key={index}
           index={index}
           filter={filter}
+          scoreList={scoreList}
           onChange={(next) => change(index, next)}
           onRemove={() => setDraft((d) => d.filter((_, i) => i !== index))}
         />
@@ -54,14 +65,35 @@ export function FilterPanel({ filters, onApply, onClose }: FilterPanelProps) {
   );
 }
 
+/** The names of the project's (unarchived) score configs, for suggestions; none when they cannot be
+ * read — the name field takes any text, as scores need no config. */
+function useScoreNames(projectId: string): string[] {
+  const [names, setNames] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    traceApi(projectId)
+      .scoreConfigs()
+      .then(
+        (page) => live && setNames([...new Set(page.data.filter((c) => !c.isArchived).map((c) => c.name))].sort()),
+        () => live && setNames([]),
+      );
+    return () => {
+      live = false;
+    };
+  }, [projectId]);
+  return names;
+}
+
 interface FilterRowProps {
   index: number;
   filter: ViewFilter;
+  /** The id of the datalist of score names. */
+  scoreList: string;
   onChange(filter: ViewFilter): void;
   onRemove(): void;
 }
 
-function FilterRow({ index, filter, onChange, onRemove }: FilterRowProps) {
+function FilterRow({ index, filter, scoreList, onChange, onRemove }: FilterRowProps) {
   const column = filterColumn(filter.column) ?? FILTER_COLUMNS[0];
   const n = index + 1;
   const text = typeof filter.value === "string" ? filter.value : "";
@@ -85,6 +117,16 @@ function FilterRow({ index, filter, onChange, onRemove }: FilterRowProps) {
           aria-label={`Filter ${n} metadata key`}
           className="field__input"
           placeholder="key"
+          value={filter.key ?? ""}
+          onChange={(e) => onChange({ ...filter, key: e.target.value })}
+        />
+      )}
+      {column?.kind === "score" && (
+        <input
+          aria-label={`Filter ${n} score name`}
+          className="field__input"
+          placeholder="score name"
+          list={scoreList}
           value={filter.key ?? ""}
           onChange={(e) => onChange({ ...filter, key: e.target.value })}
         />
@@ -134,7 +176,7 @@ function FilterRow({ index, filter, onChange, onRemove }: FilterRowProps) {
           aria-label={`Filter ${n} value`}
           className="field__input"
           inputMode={column?.kind === "number" ? "decimal" : undefined}
-          placeholder={column?.kind === "number" ? "number" : "value"}
+          placeholder={column?.kind === "number" ? "number" : column?.kind === "score" ? "number, or a label with =" : "value"}
           value={text}
           onChange={(e) => onChange({ ...filter, value: e.target.value })}
         />

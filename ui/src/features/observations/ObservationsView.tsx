@@ -227,6 +227,7 @@ export function ObservationsView() {
 
       {filtersOpen && (
         <FilterPanel
+          projectId={project.id}
           filters={state.filters}
           onApply={(filters) => {
             update({ ...state, filters });

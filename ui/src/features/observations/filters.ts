@@ -3,7 +3,7 @@
 // crates/reads/src/observations/mod.rs). The time range becomes `fromStartTime`/`toStartTime`.
 
 /** How a column is filtered; decides the operators offered and the `type` sent. */
-export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool";
+export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool" | "score";
 
 export interface FilterColumn {
   /** The API's column name. */
@@ -47,6 +47,7 @@ export const FILTER_COLUMNS: readonly FilterColumn[] = [
   { id: "promptName", label: "Prompt name", kind: "text" },
   { id: "isRootObservation", label: "Root observation", kind: "bool" },
   { id: "metadata", label: "Metadata", kind: "metadata" },
+  { id: "scores", label: "Score", kind: "score" },
   { id: "input", label: "Input", kind: "io" },
   { id: "output", label: "Output", kind: "io" },
 ];
@@ -60,6 +61,8 @@ export const OPERATORS: Record<FilterKind, readonly string[]> = {
   metadata: ["=", "contains", "starts with"],
   io: ["matches", "="],
   bool: ["="],
+  // `=` also takes a categorical or boolean score's text value (`good`, `True`).
+  score: [">=", "<=", "=", ">", "<", "<>"],
 };
 
 /** One filter as the view keeps it (and the URL and saved views store it). */
@@ -68,7 +71,7 @@ export interface ViewFilter {
   operator: string;
   /** Text; a number's digits; `true`/`false`; options as an array. */
   value: string | string[];
-  /** Metadata key. */
+  /** Metadata key; the score name of a `scores` filter. */
   key?: string;
 }
 
@@ -91,7 +94,7 @@ export function blankFilter(column: string): ViewFilter {
   const operator = OPERATORS[kind][0] ?? "=";
   if (kind === "options") return { column, operator, value: [] };
   if (kind === "bool") return { column, operator, value: "true" };
-  if (kind === "metadata") return { column, operator, value: "", key: "" };
+  if (kind === "metadata" || kind === "score") return { column, operator, value: "", key: "" };
   return { column, operator, value: "" };
 }
 
@@ -118,6 +121,16 @@ export function toApiFilter(filter: ViewFilter): ApiFilter | null {
       const key = filter.key?.trim() ?? "";
       return key && text ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: text } : null;
     }
+    case "score": {
+      // A number compares a numeric or boolean score's value; any other text is a categorical or
+      // boolean value (`good`, `True`), which only `=` can match.
+      const key = filter.key?.trim() ?? "";
+      const raw = text.trim();
+      if (!key || !raw) return null;
+      const value = Number(raw);
+      if (Number.isFinite(value)) return { type: "numberObject", column: "scores", operator: filter.operator, key, value };
+      return filter.operator === "=" ? { type: "stringObject", column: "scores", operator: "=", key, value: raw } : null;
+    }
     case "text":
     case "io":
       return text ? { type: "string", column: column.id, operator: filter.operator, value: text } : null;
@@ -131,7 +144,12 @@ export function toApiFilters(filters: readonly ViewFilter[]): ApiFilter[] {
 /** A short text for a filter chip: `Level any of ERROR`, `metadata.region = eu`. */
 export function describeFilter(filter: ViewFilter): string {
   const column = filterColumn(filter.column);
-  const label = column?.kind === "metadata" ? `metadata.${filter.key ?? ""}` : (column?.label ?? filter.column);
+  const label =
+    column?.kind === "metadata"
+      ? `metadata.${filter.key ?? ""}`
+      : column?.kind === "score"
+        ? `score ${filter.key ?? ""}`
+        : (column?.label ?? filter.column);
   const value = Array.isArray(filter.value) ? filter.value.join(", ") : filter.value;
   return `${label} ${filter.operator} ${value}`;
 }
