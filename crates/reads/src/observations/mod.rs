@@ -2,6 +2,7 @@
 //! reference/storage.md §8.1): field groups, the individual filters and the `filter` JSON, cursor pages.
 
 mod body;
+mod conditions;
 mod trace_context;
 
 use serde::{Deserialize, Serialize};
@@ -13,13 +14,14 @@ use crate::page::CursorPage;
 use crate::render;
 use crate::scores::v3::ScoreV3;
 use crate::scores::{self, Attached};
-use crate::sql::{Sql, all_of, and, equals, one_of, project};
+use crate::sql::{Sql, all_of, and, equals, project};
 use crate::{Params, ReadError, Result, cursor};
 use body::Row;
 pub use body::{
     ObservationBasic, ObservationIo, ObservationMetrics, ObservationModel, ObservationPrompt,
     ObservationTimes, ObservationTraceContext, ObservationUsage, ObservationV2,
 };
+use conditions::{check_io_filters, cursor_condition, param_conditions, score_condition, search_condition};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
 const GROUPS: &[(&str, &str)] = &[
@@ -375,97 +377,6 @@ fn scores_for(scores: &[(Attached, ScoreV3)], row: &Row) -> Vec<ScoreV3> {
     let of_trace =
         scores.iter().filter(|(on, _)| matches!(on, Attached::Trace(t) if Some(t.as_str()) == trace));
     own.chain(of_trace).map(|(_, score)| score.clone()).collect()
-}
-
-/// Filters on input/output need an `=` or `matches` among them (a full scan of the text otherwise);
-/// returns whether any filter reads the full text columns.
-fn check_io_filters(filters: &[filter::Filter]) -> Result<bool> {
-    let io: Vec<_> = filters.iter().filter(|f| matches!(f.column.as_str(), "input" | "output")).collect();
-    if !io.is_empty() && !io.iter().any(|f| matches!(f.operator.as_str(), "=" | "matches")) {
-        return Err(ReadError::bad_request(
-            "Filters on input or output must include one with operator `=` or `matches`",
-        ));
-    }
-    Ok(!io.is_empty() || filters.iter().any(|f| f.column == "metadata"))
-}
-
-/// The individual filter parameters; one the `filter` JSON also covers yields to it.
-fn param_conditions(params: &Params, filters: &[filter::Filter]) -> Result<Vec<Sql>> {
-    let covered = |column: &str| {
-        let api_name = COLUMNS.iter().find(|c| c.sql == column).map(|c| c.name).unwrap_or(column);
-        filters.iter().any(|f| f.column == api_name)
-    };
-    let mut out = Vec::new();
-    for (param, column) in PARAM_COLUMNS {
-        if let Some(value) = params.get(param)
-            && !covered(column)
-        {
-            out.push(equals(column, value));
-        }
-    }
-    let environments = params.list("environment");
-    if !environments.is_empty() && !covered("environment") {
-        out.push(one_of("environment", environments));
-    }
-    if let Some(root) = params.bool("isRootObservation")? {
-        out.push(Sql::new(if root { "parent_span_id = ''" } else { "parent_span_id != ''" }));
-    }
-    for (param, op) in [("fromStartTime", ">="), ("toStartTime", "<")] {
-        if let Some(at) = params.datetime(param)? {
-            let mut sql = Sql::new(&format!("start_time {op} fromUnixTimestamp64Micro(toInt64("));
-            sql.bind(at.timestamp_micros()).push("))");
-            out.push(sql);
-        }
-    }
-    Ok(out)
-}
-
-/// Observations with a score that `score_filter` matches (the newest live version of each score
-/// of the project): their own scores, and on a root observation its trace's own scores, as the
-/// `scores` group attaches them.
-fn score_condition(project_id: &str, score_filter: &filter::Filter) -> Result<Sql> {
-    let value = filter::score_value(score_filter)?;
-    let scores_where = |kind: &str| {
-        let mut matching = value.clone();
-        matching.push(&format!(" AND {kind}"));
-        latest::SCORES.newest_matching(&project(project_id), &matching)
-    };
-    let mut sql = Sql::new("span_id IN (SELECT ifNull(observation_id, '') FROM ");
-    sql.append(&scores_where("ifNull(observation_id, '') != ''"))
-        .push(") OR (parent_span_id = '' AND trace_id IN (SELECT ifNull(trace_id, '') FROM ")
-        .append(&scores_where(scores::TRACE_KIND))
-        .push("))");
-    Ok(sql)
-}
-
-fn search_condition(text: &str) -> Result<Sql> {
-    if text.chars().count() > MAX_SEARCH_CHARS {
-        return Err(ReadError::bad_request(format!("search must be at most {MAX_SEARCH_CHARS} characters")));
-    }
-    let mut sql = Sql::new("(positionCaseInsensitive(name, ");
-    sql.bind(text).push(") > 0");
-    for column in ["span_id", "trace_id", "user_id", "session_id"] {
-        sql.push(&format!(" OR {column} = ")).bind(text);
-    }
-    sql.push(")");
-    Ok(sql)
-}
-
-fn cursor_condition(cursor: Cursor) -> Result<Sql> {
-    let at = crate::params::parse_datetime("cursor", &cursor.last_start_time_to)
-        .map_err(|_| ReadError::bad_request("Invalid cursor format"))?
-        .timestamp_micros();
-    // The first comparison lets the engine prune by the primary key; the tuple is the exact order.
-    let mut sql = Sql::new("start_time <= fromUnixTimestamp64Micro(toInt64(");
-    sql.bind(at)
-        .push(")) AND (start_time, xxHash32(trace_id), span_id) < (fromUnixTimestamp64Micro(toInt64(")
-        .bind(at)
-        .push(")), xxHash32(")
-        .bind(cursor.last_trace_id)
-        .push("), ")
-        .bind(cursor.last_id)
-        .push(")");
-    Ok(sql)
 }
 
 /// The trace whose root observation `observation_id` is, if it is one: spec/v4-migration-spec.md §1.4 shows a trace's
