@@ -1,8 +1,9 @@
 //! The sessions pages' reads, under `/api/ui/projects/{projectId}/sessions`: every session of the
 //! project with its figures, and one session's traces with their inputs and outputs
 //! (`reads::sessions`). Any role with access to the project reads them; `model` (`v3` or `v4`)
-//! names the data model, which the write mode must serve (404 otherwise, as the public reads):
-//! v3 in `legacy` and `dual`, v4 in `events_only` and in `dual` with the preview opt-in.
+//! names the data model, which the write mode must serve (`reads::gate::Model`, 404 otherwise, as
+//! the public reads): v3 in `legacy` and `dual`, v4 in `events_only` and in `dual` with the
+//! preview opt-in.
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
@@ -10,9 +11,7 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use domain::config::WriteMode;
 use reads::Params;
-use reads::gate;
 use reads::page::Paged;
 use reads::sessions::{self, Model, SessionDetail, SessionSummary};
 use resources::identity::people;
@@ -30,8 +29,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 #[allow(dead_code)] // documents the query `Params` reads; never built
 struct SessionsQuery {
-    /// `v3` (the v3 tables; `legacy` and `dual`) or `v4` (the events; with the preview opt-in).
-    model: String,
+    /// `v3` (the v3 tables; `legacy` and `dual`) or `v4` (the events; with the preview opt-in, not
+    /// in `legacy`); by default the write mode's own (v4 in `events_only`, else v3).
+    model: Option<String>,
     /// 1-based; 1 by default.
     #[param(minimum = 1)]
     page: Option<i64>,
@@ -70,18 +70,8 @@ async fn checked(
 ) -> Result<(Model, Params), ApiError> {
     people::on_project(&state.stores.postgres, &session.user.id, project_id).await?;
     let params = super::query::params(query);
-    let model = Model::parse(&params)?;
     let migration = &state.config.migration;
-    match model {
-        Model::V3 => gate::legacy(migration.write_mode)?,
-        // `legacy` writes no events: the UI shows the v3 views whatever the opt-in says.
-        Model::V4 if migration.write_mode == WriteMode::Legacy => {
-            return Err(ApiError::not_found(
-                "The v4 views need the events, which the legacy write mode does not write",
-            ));
-        }
-        Model::V4 => gate::v4(migration.allow_preview_opt_in, "v4 sessions view")?,
-    }
+    let model = Model::chosen(params.get("model"), migration.write_mode, migration.allow_preview_opt_in)?;
     Ok((model, params))
 }
 

@@ -30,28 +30,7 @@ pub const MAX_USER_IDS: usize = 10;
 /// `outputChars` give the whole length; the trace page shows the full value).
 pub const PREVIEW_CHARS: usize = 2000;
 
-/// Which data model a request reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Model {
-    /// The v3 tables: a session is the `session_id` of traces.
-    V3,
-    /// The events: a session is the `session_id` on observations.
-    V4,
-}
-
-impl Model {
-    /// The required `model` parameter: `v3` or `v4`.
-    pub fn parse(params: &Params) -> Result<Self> {
-        match params.get("model") {
-            Some("v3") => Ok(Model::V3),
-            Some("v4") => Ok(Model::V4),
-            Some(other) => {
-                Err(ReadError::bad_request(format!("`model` must be `v3` or `v4`, got `{other}`")))
-            }
-            None => Err(ReadError::bad_request("`model` is required: `v3` or `v4`")),
-        }
-    }
-}
+pub use crate::gate::Model;
 
 /// One session as the list shows it.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, ToSchema)]

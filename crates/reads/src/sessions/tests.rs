@@ -5,16 +5,6 @@ fn params(pairs: &[(&str, &str)]) -> Params {
 }
 
 #[test]
-fn the_model_is_named_and_checked() {
-    assert_eq!(Model::parse(&params(&[("model", "v4")])).unwrap(), Model::V4);
-    assert_eq!(Model::parse(&params(&[("model", "v3")])).unwrap(), Model::V3);
-    for bad in [&[][..], &[("model", "v5")][..]] {
-        let message = Model::parse(&params(bad)).unwrap_err().to_string();
-        assert!(message.contains("`model`"), "{message}");
-    }
-}
-
-#[test]
 fn list_requests_are_bounded() {
     let request = ListRequest::parse(&params(&[("search", "  user-1 ")])).unwrap();
     assert_eq!((request.page.page, request.page.limit), (1, 50));
