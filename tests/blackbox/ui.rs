@@ -118,6 +118,13 @@ async fn the_v4_preview_toggle_switches_views_in_dual_mode() {
     run_specs(&api, &[("LOUPE_WRITE_MODE", "dual")], &["e2e/write-modes.spec.ts"]).await;
 }
 
+/// `dual`: the datasets pages, whose runs are the v3 experiment model (404 in `events_only`).
+#[tokio::test]
+async fn the_datasets_pages_compare_runs_in_dual_mode() {
+    let (api, _worker) = web_in_mode("dual", &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "true")]).await;
+    run_specs(&api, &[("LOUPE_WRITE_MODE", "dual")], &["e2e/datasets.spec.ts"]).await;
+}
+
 /// Pages get `index.html` (revalidated), hashed assets are cached for good and sent gzipped, API
 /// paths keep their JSON 404.
 async fn serves_the_build(base: &str) {
