@@ -168,10 +168,10 @@ pub async fn cells(
     // One cell per (run, item): a run that ran an item twice shows its newest result.
     let mut sql = Sql::new(
         "SELECT ri.dataset_run_id AS runId, ri.dataset_item_id AS itemId, ri.trace_id AS traceId, \
-         ri.observation_id AS observationId, substring(t.output, 1, ",
+         ri.observation_id AS observationId, nullIf(substringUTF8(ifNull(t.output, ''), 1, ",
     );
     sql.bind(OUTPUT_CHARS)
-        .push(") AS output, lengthUTF8(ifNull(t.output, '')) > ")
+        .push("), '') AS output, lengthUTF8(ifNull(t.output, '')) > ")
         .bind(OUTPUT_CHARS)
         .push(" AS outputTruncated FROM ")
         .append(&source)
