@@ -163,7 +163,19 @@ test("two runs side by side, and a run item followed to its trace", async ({ pag
   await expect(side.getByRole("columnheader", { name: "candidate" })).toBeHidden();
   await page.getByRole("checkbox", { name: /candidate/ }).check();
 
-  await cat.getByRole("link", { name: `Trace of ${items[0]!.id} in this run` }).first().click();
+  // The v3 views (this person's, by default in dual) open the trace on its page.
+  const link = () => cat.getByRole("link", { name: `Trace of ${items[0]!.id} in this run` }).first();
+  await link().click();
+  await expect(page).toHaveURL(new RegExp(`/traces/${traces.baseline![0]}$`));
+  await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
+  await shot(page, testInfo, "run-item-trace-page");
+
+  // The v4 views open it in the Observations view's trace panel.
+  const toggle = page.getByRole("switch", { name: "v4 preview" });
+  await toggle.click();
+  await expect(toggle).toBeChecked();
+  await page.goto(`/project/${loupe.projectId}/datasets/${name}?tab=runs`);
+  await link().click();
   await expect(page).toHaveURL(new RegExp(`/observations\\?trace=${traces.baseline![0]}`));
   await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await shot(page, testInfo, "run-item-trace");
@@ -199,7 +211,8 @@ test("a viewer sees no create buttons, and the server refuses their writes", asy
   await page.context().clearCookies();
   await page.goto("/sign-in");
   await signIn(page, email, PASSWORD);
-  await page.goto(`/project/${loupe.projectId}/datasets`);
+  await expect(page).toHaveURL(new RegExp(`/project/${loupe.projectId}/`));
+  await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Datasets" }).click();
   await expect(page.getByRole("table", { name: "Datasets" }).getByRole("link", { name })).toBeVisible();
   await expect(page.getByRole("button", { name: "New dataset" })).toHaveCount(0);
   await page.getByRole("table", { name: "Datasets" }).getByRole("link", { name }).click();

@@ -1,24 +1,26 @@
 // Runs of a dataset side by side: pick up to five runs (kept in the URL, `runs=`), see each run's
 // averages over all its items at the top, then one row per item of the page with each run's
-// output, scores, latency and cost. A run's cell links to its trace in the Observations view.
+// output, scores, latency and cost. A run's cell links to its trace (`traceHref`).
 
 import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
 
 import { useProject } from "../../app/project";
-import { projectPath } from "../../app/routes";
+import { dataModel } from "../../api/sessions";
+import { useMe } from "../../app/session";
 import { DataTable, type Column } from "../../components/DataTable";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { formatCost, formatDateTime, formatDuration } from "../sessions/format";
 import { useLoad } from "../sessions/useLoad";
 import { MAX_COMPARED_RUNS, type Dataset, type DatasetRun, type DatasetsApi, type RunCell, type RunSummary } from "./api";
+import { traceHref } from "./access";
 import { compareRows, formatNumber, pickedRuns, scoreText, togglePick, type CompareRow } from "./compare";
 import { preview } from "./form";
 import { Pager } from "./Tabs";
 
-function Cell({ cell, projectId }: { cell: RunCell | undefined; projectId: string }) {
+function Cell({ cell, traceLink }: { cell: RunCell | undefined; traceLink(traceId: string): string }) {
   if (!cell) return <span className="ds-muted">not run</span>;
-  const href = `${projectPath(projectId, "observations")}?trace=${encodeURIComponent(cell.traceId)}`;
+  const href = traceLink(cell.traceId);
   return (
     <div className="ds-run-cell">
       <span className="ds-run-cell__output mono" title={preview(cell.output, 2_000)}>
@@ -75,7 +77,7 @@ function Averages({ runs, names }: { runs: RunSummary[]; names: Record<string, s
   );
 }
 
-function columns(picked: string[], names: Record<string, string>, projectId: string): Column<CompareRow>[] {
+function columns(picked: string[], names: Record<string, string>, traceLink: (traceId: string) => string): Column<CompareRow>[] {
   return [
     { id: "item", header: "Item", width: "minmax(6rem, 0.6fr)", render: (r) => <span className="mono">{r.item.id}</span> },
     { id: "input", header: "Input", width: "minmax(10rem, 1.2fr)", render: (r) => <span className="mono ds-cell">{preview(r.item.input)}</span> },
@@ -90,7 +92,7 @@ function columns(picked: string[], names: Record<string, string>, projectId: str
         id: `run-${id}`,
         header: names[id] ?? id,
         width: "minmax(14rem, 2fr)",
-        render: (r) => <Cell cell={r.cells[id]} projectId={projectId} />,
+        render: (r) => <Cell cell={r.cells[id]} traceLink={traceLink} />,
       }),
     ),
   ];
@@ -98,6 +100,7 @@ function columns(picked: string[], names: Record<string, string>, projectId: str
 
 export function CompareTab({ api, dataset }: { api: DatasetsApi; dataset: Dataset }) {
   const { project } = useProject();
+  const model = dataModel(useMe());
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
   const runs = useLoad((signal) => api.runs(dataset.name, signal), [api, dataset.name]);
@@ -113,7 +116,10 @@ export function CompareTab({ api, dataset }: { api: DatasetsApi; dataset: Datase
   );
   const rows = useMemo(() => (comparison.data ? compareRows(comparison.data) : []), [comparison.data]);
   // `key` stands for `shown` (a new array each render).
-  const table = useMemo(() => columns(shown, names, project.id), [key, names, project.id]);
+  const table = useMemo(
+    () => columns(shown, names, (traceId) => traceHref(project.id, traceId, model)),
+    [key, names, project.id, model],
+  );
   const update = (changes: Record<string, string>) =>
     setParams((current) => {
       const next = new URLSearchParams(current);

@@ -71,7 +71,7 @@ export function ItemForm({ api, datasetName, item, onSaved, onClose }: ItemFormP
   return (
     <form className="card ds-form ds-item-form" aria-label={title} onSubmit={submit}>
       <header className="ds-form__header">
-        <h2 className="mono">{title}</h2>
+        <h2 className={item ? "mono" : undefined}>{title}</h2>
         <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close">
           ✕
         </Button>

@@ -6,23 +6,21 @@ import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 
 import { useProject } from "../../app/project";
-import { projectPath } from "../../app/routes";
+import { dataModel } from "../../api/sessions";
+import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
 import { JsonViewer } from "../../components/JsonViewer";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { formatCount, formatDateTime } from "../sessions/format";
 import { useLoad } from "../sessions/useLoad";
+import { traceHref } from "./access";
 import type { Dataset, DatasetItem, DatasetsApi } from "./api";
 import { preview } from "./form";
 import { ItemForm } from "./ItemForm";
 import { Pager } from "./Tabs";
 
-function traceLink(projectId: string, traceId: string): string {
-  return `${projectPath(projectId, "observations")}?trace=${encodeURIComponent(traceId)}`;
-}
-
-function columns(projectId: string): Column<DatasetItem>[] {
+function columns(traceLink: (traceId: string) => string): Column<DatasetItem>[] {
   const value = (v: unknown) => <span className="mono ds-cell" title={preview(v, 2_000)}>{preview(v)}</span>;
   return [
     { id: "id", header: "Item", width: "minmax(7rem, 0.8fr)", render: (i) => <span className="mono">{i.id}</span> },
@@ -36,7 +34,7 @@ function columns(projectId: string): Column<DatasetItem>[] {
       width: "8rem",
       render: (i) =>
         i.sourceTraceId ? (
-          <Link className="mono" to={traceLink(projectId, i.sourceTraceId)} onClick={(e) => e.stopPropagation()}>
+          <Link className="mono" to={traceLink(i.sourceTraceId)} onClick={(e) => e.stopPropagation()}>
             {i.sourceTraceId.slice(0, 10)}
           </Link>
         ) : (
@@ -59,7 +57,8 @@ export function ItemsTab({ api, dataset, writer }: ItemsTabProps) {
   const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
   const [editing, setEditing] = useState<DatasetItem | "new" | null>(null);
   const result = useLoad((signal) => api.items(dataset.name, page, signal), [api, dataset.name, page]);
-  const table = useMemo(() => columns(project.id), [project.id]);
+  const model = dataModel(useMe());
+  const table = useMemo(() => columns((traceId) => traceHref(project.id, traceId, model)), [project.id, model]);
   const data = result.data;
   const setPage = (p: number) =>
     setParams((current) => {
