@@ -164,10 +164,11 @@ test("two runs side by side, and a run item followed to its trace", async ({ pag
   await page.getByRole("checkbox", { name: /candidate/ }).check();
 
   // The v3 views (this person's, by default in dual) open the trace on its page.
-  const link = () => cat.getByRole("link", { name: `Trace of ${items[0]!.id} in this run` }).first();
+  const link = () => cat.getByRole("link", { name: `Trace of ${items[0]!.id} in baseline` });
   await link().click();
   await expect(page).toHaveURL(new RegExp(`/traces/${traces.baseline![0]}$`));
   await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
+  await expect(page.getByRole("tree", { name: "Trace tree" }).getByRole("treeitem").first()).toBeVisible();
   await shot(page, testInfo, "run-item-trace-page");
 
   // The v4 views open it in the Observations view's trace panel.
@@ -178,7 +179,15 @@ test("two runs side by side, and a run item followed to its trace", async ({ pag
   await link().click();
   await expect(page).toHaveURL(new RegExp(`/observations\\?trace=${traces.baseline![0]}`));
   await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
+  await expect(page.getByRole("tree", { name: "Trace tree" }).getByRole("treeitem").first()).toBeVisible();
   await shot(page, testInfo, "run-item-trace");
+
+  // The experiments list has both runs.
+  await page.goto(`/project/${loupe.projectId}/experiments`);
+  const experiments = page.getByRole("table", { name: "Experiments" });
+  await expect(experiments.getByRole("row").filter({ hasText: "baseline" }).first()).toBeVisible();
+  await expect(experiments.getByRole("row").filter({ hasText: "candidate" }).first()).toBeVisible();
+  await shot(page, testInfo, "experiments");
 });
 
 test("a viewer sees no create buttons, and the server refuses their writes", async ({ page, request, baseURL }, testInfo) => {

@@ -18,7 +18,7 @@ import { compareRows, formatNumber, pickedRuns, scoreText, togglePick, type Comp
 import { preview } from "./form";
 import { Pager } from "./Tabs";
 
-function Cell({ cell, traceLink }: { cell: RunCell | undefined; traceLink(traceId: string): string }) {
+function Cell({ cell, run, traceLink }: { cell: RunCell | undefined; run: string; traceLink(traceId: string): string }) {
   if (!cell) return <span className="ds-muted">not run</span>;
   const href = traceLink(cell.traceId);
   return (
@@ -34,7 +34,7 @@ function Cell({ cell, traceLink }: { cell: RunCell | undefined; traceLink(traceI
             {scoreText(s)}
           </span>
         ))}
-        <Link to={href} onClick={(e) => e.stopPropagation()} aria-label={`Trace of ${cell.itemId} in this run`}>
+        <Link to={href} onClick={(e) => e.stopPropagation()} aria-label={`Trace of ${cell.itemId} in ${run}`}>
           Trace
         </Link>
       </span>
@@ -92,7 +92,7 @@ function columns(picked: string[], names: Record<string, string>, traceLink: (tr
         id: `run-${id}`,
         header: names[id] ?? id,
         width: "minmax(14rem, 2fr)",
-        render: (r) => <Cell cell={r.cells[id]} traceLink={traceLink} />,
+        render: (r) => <Cell cell={r.cells[id]} run={names[id] ?? id} traceLink={traceLink} />,
       }),
     ),
   ];
