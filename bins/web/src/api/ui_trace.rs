@@ -325,7 +325,9 @@ async fn score_delete(
         .await?
         .require(Action::ProjectWrite)?;
     own_score(&state, &project_id, &score_id, &session.user.id).await?;
-    let now = chrono::Utc::now().timestamp_millis();
+    // One millisecond on: an edit accepted in this same millisecond and still queued must not win
+    // the tie (versions are the acceptance time, in milliseconds), or it would bring the score back.
+    let now = chrono::Utc::now().timestamp_millis() + 1;
     if !storage::clickhouse::v3::delete_score(&state.stores.clickhouse, &project_id, &score_id, now).await? {
         return Err(ApiError::not_found("Score not found within authorized project"));
     }
