@@ -116,6 +116,14 @@ test("a dataset with a schema: a mismatching item is refused at the field, a val
   await expect(row).toContainText("Questions about cats");
   await expect(row.getByRole("cell").nth(2)).toHaveText("1");
   await shot(page, testInfo, "list");
+
+  // Archived, the item leaves the list of active items.
+  await row.getByRole("link", { name }).click();
+  await page.getByRole("table", { name: "Items" }).getByText("How many legs does a cat have?").click();
+  const edit = page.getByRole("form", { name: /^Item / });
+  await expect(edit.getByLabel("Expected output")).toHaveValue('"four"');
+  await edit.getByRole("button", { name: "Archive" }).click();
+  await expect(page.getByText("0 active items")).toBeVisible();
 });
 
 test("two runs side by side, and a run item followed to its trace", async ({ page, request }, testInfo) => {

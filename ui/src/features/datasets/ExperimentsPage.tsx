@@ -13,6 +13,7 @@ import { DataTable, type Column } from "../../components/DataTable";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { formatCount, formatDateTime } from "../sessions/format";
 import { useLoad } from "../sessions/useLoad";
+import { datasetHref } from "./access";
 import { datasetsApi, type Experiment } from "./api";
 import { Tabs } from "./Tabs";
 import "./datasets.css";
@@ -20,14 +21,23 @@ import "./datasets.css";
 /** How far back the list looks (the API needs a start). */
 const LOOKBACK_DAYS = 90;
 
-function columns(): Column<Experiment>[] {
+function columns(names: ReadonlyMap<string, string>, projectId: string): Column<Experiment>[] {
   return [
     { id: "name", header: "Experiment", width: "minmax(10rem, 1.5fr)", render: (e) => e.name },
     { id: "description", header: "Description", width: "minmax(10rem, 2fr)", render: (e) => <span className="ds-muted">{e.description ?? ""}</span> },
     { id: "items", header: "Items", width: "6rem", align: "end", render: (e) => formatCount(e.itemCount) },
     { id: "start", header: "Started", width: "11rem", render: (e) => formatDateTime(e.startTime) },
     { id: "end", header: "Last item", width: "11rem", render: (e) => formatDateTime(e.endTime) },
-    { id: "dataset", header: "Dataset", width: "minmax(8rem, 1fr)", render: (e) => <span className="mono">{e.datasetId ?? "–"}</span> },
+    {
+      id: "dataset",
+      header: "Dataset",
+      width: "minmax(8rem, 1fr)",
+      render: (e) => {
+        const name = e.datasetId ? names.get(e.datasetId) : undefined;
+        if (name) return <Link to={`${projectPath(projectId, "datasets")}/${datasetHref(name)}?tab=runs`}>{name}</Link>;
+        return <span className="mono">{e.datasetId ?? "–"}</span>;
+      },
+    },
   ];
 }
 
@@ -38,7 +48,10 @@ export default function ExperimentsPage() {
   const cursor = cursors.at(-1) ?? null;
   const from = useMemo(() => new Date(Date.now() - LOOKBACK_DAYS * 86_400_000).toISOString(), []);
   const result = useLoad((signal) => api.experiments(from, cursor, signal), [api, from, cursor]);
-  const table = useMemo(columns, []);
+  // The newest datasets' names, to name and link an experiment's dataset (older ones show their id).
+  const datasets = useLoad((signal) => api.list(1, signal, 100), [api]);
+  const names = useMemo(() => new Map((datasets.data?.data ?? []).map((d) => [d.id, d.name])), [datasets.data]);
+  const table = useMemo(() => columns(names, project.id), [names, project.id]);
   const data = result.data;
   const next = data?.meta.cursor ?? null;
 

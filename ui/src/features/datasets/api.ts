@@ -126,8 +126,8 @@ const name = (dataset: string) => encodeURIComponent(dataset);
 export function datasetsApi(project: ProjectApi) {
   const ui = `/api/ui/projects/${encodeURIComponent(project.projectId)}/datasets`;
   return {
-    list(page: number, signal?: AbortSignal): Promise<Paged<DatasetOverview>> {
-      return api.get(ui, { query: { page, limit: ITEMS_PAGE_SIZE }, ...(signal ? { signal } : {}) });
+    list(page: number, signal?: AbortSignal, limit = ITEMS_PAGE_SIZE): Promise<Paged<DatasetOverview>> {
+      return api.get(ui, { query: { page, limit }, ...(signal ? { signal } : {}) });
     },
     get(dataset: string, signal?: AbortSignal): Promise<Dataset> {
       return project.get(`v2/datasets/${name(dataset)}`, undefined, signal);
