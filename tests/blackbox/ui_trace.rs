@@ -268,6 +268,24 @@ async fn a_ten_thousand_observation_tree_is_complete() {
         assert_eq!(ids[parent.as_u64().unwrap() as usize], expected.as_str(), "row {row}");
     }
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+
+    // A browser that accepts gzip gets it, and the same tree.
+    let response = crate::apps::http()
+        .get(format!("{}{path}", panel.app.base_url))
+        .header("Cookie", format!("loupe_session={}", panel.owner.cookie.clone().unwrap()))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let packed = response.bytes().await.unwrap();
+    let mut unpacked = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&packed[..]), &mut unpacked).unwrap();
+    let unpacked: Value = serde_json::from_str(&unpacked).unwrap();
+    assert_eq!(unpacked, tree);
+    eprintln!("gzipped: {} bytes", packed.len());
+    assert!(packed.len() * 3 < tree.to_string().len(), "{} bytes gzipped", packed.len());
 }
 
 #[tokio::test]

@@ -19,7 +19,7 @@ use crate::session::UserSession;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(ui_observations_list))
+    super::compress::large_json(OpenApiRouter::new().routes(routes!(ui_observations_list)))
 }
 
 /// On top of every parameter of `GET /api/public/v2/observations`.

@@ -36,10 +36,11 @@ use crate::state::AppState;
 const MAX_SCORE_COMMENT_CHARS: usize = comments::MAX_CONTENT_CHARS;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    let reads = OpenApiRouter::new()
         .routes(routes!(trace_tree))
         .routes(routes!(observation_detail))
-        .routes(routes!(observation_value))
+        .routes(routes!(observation_value));
+    super::compress::large_json(reads)
         .routes(routes!(score_create))
         .routes(routes!(score_update, score_delete))
         .routes(routes!(comment_update, comment_delete))
