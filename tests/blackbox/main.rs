@@ -37,6 +37,7 @@ mod trace_attributes;
 mod trace_deletion;
 mod ui;
 mod ui_api;
+mod ui_datasets;
 mod ui_fixtures;
 mod ui_observations;
 mod ui_sessions;

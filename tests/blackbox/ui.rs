@@ -43,6 +43,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     serves_the_build(&api.web.base_url).await;
 
     // `LOUPE_UI_SPECS="e2e/a.spec.ts e2e/b.spec.ts"` runs only those, while working on a page.
+    #[allow(clippy::disallowed_methods)] // which specs to run is the test runner's choice, not a setting
     let only = std::env::var("LOUPE_UI_SPECS").unwrap_or_default();
     let only: Vec<&str> = only.split_whitespace().collect();
     run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only).await;
@@ -119,6 +120,13 @@ async fn the_v3_views_show_in_legacy_mode() {
 async fn the_v4_preview_toggle_switches_views_in_dual_mode() {
     let (api, _worker) = web_in_mode("dual", &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "true")]).await;
     run_specs(&api, &[("LOUPE_WRITE_MODE", "dual")], &["e2e/write-modes.spec.ts"]).await;
+}
+
+/// `dual`: the datasets pages, whose runs are the v3 experiment model (404 in `events_only`).
+#[tokio::test]
+async fn the_datasets_pages_compare_runs_in_dual_mode() {
+    let (api, _worker) = web_in_mode("dual", &[("LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN", "true")]).await;
+    run_specs(&api, &[("LOUPE_WRITE_MODE", "dual")], &["e2e/datasets.spec.ts"]).await;
 }
 
 /// Pages get `index.html` (revalidated), hashed assets are cached for good and sent gzipped, API

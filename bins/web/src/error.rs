@@ -15,6 +15,10 @@ pub struct ErrorBody {
     /// The error class, or what exactly is wrong; absent on authentication failures, as upstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where a body is wrong, when the endpoint can say it per field (dataset items that do not
+    /// match the dataset's schemas); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<resources::FieldError>,
 }
 
 #[derive(Debug)]
@@ -27,11 +31,20 @@ pub struct ApiError {
     pub retry_after: Option<u32>,
     /// Shown as `error` instead of the class name when set.
     pub detail: Option<String>,
+    /// Shown as `fields` when not empty.
+    pub fields: Vec<resources::FieldError>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>, error: &'static str) -> Self {
-        Self { status, message: message.into(), error: Some(error), retry_after: None, detail: None }
+        Self {
+            status,
+            message: message.into(),
+            error: Some(error),
+            retry_after: None,
+            detail: None,
+            fields: Vec::new(),
+        }
     }
 
     /// Replaces the error class with a description of what exactly is wrong (upstream puts the
@@ -67,6 +80,7 @@ impl ApiError {
             error: None,
             retry_after: None,
             detail: None,
+            fields: Vec::new(),
         }
     }
 
@@ -97,7 +111,7 @@ impl From<storage::Error> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let error = self.detail.or_else(|| self.error.map(str::to_owned));
-        let body = ErrorBody { message: self.message, error };
+        let body = ErrorBody { message: self.message, error, fields: self.fields };
         let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
@@ -127,6 +141,7 @@ impl From<IngestError> for ApiError {
             error: Some(kind.class()),
             retry_after: kind.retry_after(),
             detail: error.detail,
+            fields: Vec::new(),
         }
     }
 }

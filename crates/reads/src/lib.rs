@@ -16,6 +16,7 @@
 mod trace_values;
 
 pub mod cursor;
+pub mod dataset_compare;
 pub mod exists;
 pub mod experiments;
 pub mod filter;

@@ -37,6 +37,10 @@ pub enum Error {
     /// `error` carries them, as upstream's validation errors do).
     #[error("Invalid request data: {0}")]
     InvalidBody(String),
+    /// An item that does not match its dataset's JSON Schemas (a 400 whose body also lists
+    /// `fields`: where each mismatch is, for the UI to show at the field).
+    #[error("{message}")]
+    Mismatch { message: String, fields: Vec<FieldError> },
     /// A signed media URL that does not open what it names, or no longer does (a 403).
     #[error("{0}")]
     Forbidden(String),
@@ -78,6 +82,15 @@ impl From<ReadError> for Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One place a request body is wrong: the body key (`input`), the JSON Pointer inside its value
+/// (`/question`; empty for the value itself) and what is wrong there.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FieldError {
+    pub field: String,
+    pub path: String,
+    pub message: String,
+}
 
 /// The answer of an endpoint that has nothing to return but that it did it.
 #[derive(Debug, Serialize, ToSchema)]

@@ -66,6 +66,23 @@ async fn items_must_match_their_datasets_schemas() {
             assert!(message.contains(needle), "{body}: expected `{needle}` in {refused}");
         }
     }
+    // `fields` names each mismatch's body key and JSON Pointer, for the UI to show at the field.
+    let body = item("two-wrong", json!({"input": {"question": 5}, "expectedOutput": 42}));
+    let refused = api.expect(400, Method::POST, "/api/public/dataset-items", Some(&body)).await;
+    let at: Vec<(&str, &str)> = refused["fields"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no fields in {refused}"))
+        .iter()
+        .map(|f| (f["field"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(at, [("input", "/question"), ("expectedOutput", "")], "{refused}");
+    assert!(refused["fields"][0]["message"].as_str().unwrap().contains("is not of type"), "{refused}");
+    let missing = item("no-question", json!({"input": {}}));
+    let refused = api.expect(400, Method::POST, "/api/public/dataset-items", Some(&missing)).await;
+    assert_eq!(refused["fields"][0]["path"], "", "a missing property is the object's: {refused}");
+    let unknown = api.expect(400, Method::POST, "/api/public/dataset-items", Some(&json!({"id": "x"}))).await;
+    assert!(unknown.get("fields").is_none(), "other 400s carry no fields: {unknown}");
+
     let items = get(&api, "/api/public/dataset-items?datasetName=typed").await;
     let mut ids: Vec<&str> =
         items["data"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();

@@ -55,6 +55,17 @@ describe("ApiClient", () => {
     expect(header(calls[0]!.init, CSRF_HEADER)).toBeNull();
   });
 
+  it("keeps a 400's per-field mismatches, and none elsewhere", async () => {
+    const fields = [{ field: "input", path: "/question", message: '5 is not of type "string"' }];
+    const { fetch } = fakeFetch(() => json(400, { message: "`input` does not match", error: "InvalidRequestError", fields }));
+    const error = (await new ApiClient({ fetch }).post("/api/public/dataset-items", {}).catch((e: unknown) => e)) as ApiError;
+    expect(error.kind).toBe("invalid");
+    expect(error.fields).toEqual(fields);
+    const plain = fakeFetch(() => json(400, { message: "bad", fields: "not a list" }));
+    const other = (await new ApiClient({ fetch: plain.fetch }).get("/x").catch((e: unknown) => e)) as ApiError;
+    expect(other.fields).toEqual([]);
+  });
+
   it("turns {message, error} bodies into typed errors", async () => {
     const { fetch } = fakeFetch(() => json(404, { message: "Project not found", error: "LangfuseNotFoundError" }));
     const error = await new ApiClient({ fetch }).get("/api/public/projects/x").catch((e: unknown) => e);

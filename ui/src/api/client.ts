@@ -2,7 +2,7 @@
 // token on every state change, the project a public-API call acts on, JSON in and out, and every
 // failure turned into an `ApiError` a page can show.
 
-import type { ErrorBody } from "./types";
+import type { ErrorBody, FieldError } from "./types";
 
 /** Header naming the project a session-authenticated `/api/public/*` call acts on. */
 export const PROJECT_HEADER = "X-Loupe-Project";
@@ -40,6 +40,8 @@ export class ApiError extends Error {
   readonly code: string | null;
   /** From `Retry-After`, on 429 and 503. */
   readonly retryAfterSeconds: number | null;
+  /** Where the body is wrong, per field, when the server says (a 400's `fields`). */
+  fields: FieldError[] = [];
 
   constructor(status: number, message: string, code: string | null = null, retryAfterSeconds: number | null = null) {
     super(message);
@@ -119,14 +121,18 @@ async function errorOf(response: Response): Promise<ApiError> {
   const retryAfter = retry !== null && /^\d+$/.test(retry) ? Number(retry) : null;
   let message = `${response.status} ${response.statusText || "error"}`.trim();
   let code: string | null = null;
+  let fields: FieldError[] = [];
   try {
     const body = (await response.json()) as Partial<ErrorBody>;
     if (typeof body.message === "string" && body.message) message = body.message;
     if (typeof body.error === "string") code = body.error;
+    if (Array.isArray(body.fields)) fields = body.fields.filter((f) => typeof f?.field === "string");
   } catch {
     // Not JSON (a proxy's error page): the status line is all there is.
   }
-  return new ApiError(response.status, message, code, retryAfter);
+  const error = new ApiError(response.status, message, code, retryAfter);
+  error.fields = fields;
+  return error;
 }
 
 export class ApiClient {

@@ -6,6 +6,15 @@
 export interface ErrorBody {
   message: string;
   error?: string | null;
+  /** Where a body is wrong, per field (dataset items that do not match their schemas). */
+  fields?: FieldError[];
+}
+
+/** One mismatch: the body key, the JSON Pointer inside its value ("" for the value itself), why. */
+export interface FieldError {
+  field: string;
+  path: string;
+  message: string;
 }
 
 export type Role = "OWNER" | "ADMIN" | "MEMBER" | "VIEWER" | "NONE";

@@ -37,6 +37,9 @@ impl From<resources::Error> for ApiError {
             resources::Error::InvalidBody(detail) => {
                 ApiError::bad_request("Invalid request data").with_detail(detail)
             }
+            resources::Error::Mismatch { message, fields } => {
+                ApiError { fields, ..ApiError::bad_request(message) }
+            }
             resources::Error::Forbidden(message) => ApiError::forbidden(message),
             resources::Error::TooLarge(message) => ApiError::payload_too_large(message),
             resources::Error::Storage(error) => error.into(),

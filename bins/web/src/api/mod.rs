@@ -27,6 +27,7 @@ mod score_configs;
 mod trace_deletion;
 mod ui;
 mod ui_app;
+mod ui_datasets;
 mod ui_members;
 mod ui_observations;
 mod ui_saved_views;
@@ -64,6 +65,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())
+        .merge(ui_datasets::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -101,7 +101,7 @@ pub async fn get(pool: &PgPool, project: &str, name: &str) -> Result<Dataset> {
 }
 
 /// One page of datasets, newest first, and the count of all of them.
-async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<DatasetRow>, i64)> {
+pub(super) async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<DatasetRow>, i64)> {
     let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM datasets WHERE project_id = $1")
         .bind(project)
         .fetch_one(pool)

@@ -13,6 +13,7 @@ mod dataset_row;
 mod experiment_links;
 mod item_list;
 mod items;
+mod overview;
 mod run_item;
 mod run_items;
 mod runs;
@@ -32,6 +33,7 @@ pub use dataset::{NewDataset, get, get_v1, list, list_v1, upsert, upsert_v1};
 pub use experiment_links::{ExperimentLink, Linked, link_experiment_items};
 pub use item_list::list_items;
 pub use items::{NewItem, delete_item, get_item, upsert_item};
+pub use overview::{DatasetOverview, overview};
 pub use run_items::{NewRunItem, create_run_item, list_run_items, run_id};
 pub use runs::{delete_run, get_run, list_runs};
 

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::{Error, Result};
+use crate::{Error, FieldError, Result};
 
 /// The most memory one compiled `pattern` may take.
 const MAX_PATTERN_BYTES: usize = 1 << 20;
@@ -70,10 +70,33 @@ impl ItemSchemas {
         (!found.is_empty()).then(|| found.join("; "))
     }
 
-    /// Refuses an item that does not match, listing where and why.
+    /// Refuses an item that does not match: the message lists where and why, and `fields` says
+    /// it again for programs (the UI shows each mismatch at its field).
     pub(crate) fn check(&self, input: Option<&Value>, expected_output: Option<&Value>) -> Result<()> {
-        self.mismatch(input, expected_output).map_or(Ok(()), |message| Err(Error::bad_request(message)))
+        let Some(message) = self.mismatch(input, expected_output) else { return Ok(()) };
+        let fields =
+            [("input", &self.input, input), ("expectedOutput", &self.expected_output, expected_output)]
+                .into_iter()
+                .filter_map(|(field, validator, value)| {
+                    Some((field, validator.as_ref()?, value.filter(|v| !v.is_null())?))
+                })
+                .flat_map(|(field, validator, value)| field_errors(field, validator, value))
+                .collect();
+        Err(Error::Mismatch { message, fields })
     }
+}
+
+/// The first `ERRORS_SHOWN` mismatches of one field, each with its JSON Pointer in the value.
+fn field_errors(field: &str, validator: &jsonschema::Validator, value: &Value) -> Vec<FieldError> {
+    validator
+        .iter_errors(value)
+        .take(ERRORS_SHOWN)
+        .map(|error| FieldError {
+            field: field.to_owned(),
+            path: error.instance_path().to_string(),
+            message: error.to_string(),
+        })
+        .collect()
 }
 
 fn field_mismatch(
@@ -113,7 +136,7 @@ mod tests {
 
     fn refused<T: std::fmt::Debug>(result: Result<T>) -> String {
         match result {
-            Err(Error::BadRequest(message)) => message,
+            Err(Error::BadRequest(message) | Error::Mismatch { message, .. }) => message,
             other => panic!("expected a 400, got {other:?}"),
         }
     }
@@ -150,6 +173,19 @@ mod tests {
         assert!(message.starts_with("`input` does not match the dataset's `inputSchema`: "), "{message}");
         assert!(message.contains("at /question: 5 is not of type \"string\""), "{message}");
         assert!(message.contains("at /n: "), "{message}");
+        let Err(Error::Mismatch { fields, .. }) = schemas.check(Some(&bad), None) else {
+            panic!("a mismatch")
+        };
+        let mut at: Vec<(&str, &str, &str)> =
+            fields.iter().map(|f| (f.field.as_str(), f.path.as_str(), f.message.as_str())).collect();
+        at.sort_unstable();
+        assert_eq!(
+            at,
+            [
+                ("input", "/n", "0 is less than the minimum of 1"),
+                ("input", "/question", "5 is not of type \"string\"")
+            ]
+        );
         let missing = refused(schemas.check(Some(&json!({})), None));
         assert!(missing.contains("\"question\" is a required property"), "{missing}");
     }
