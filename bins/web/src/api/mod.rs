@@ -8,6 +8,7 @@ mod api_keys;
 mod batch;
 mod body;
 mod comments;
+mod dashboards;
 mod dataset_runs;
 mod datasets;
 mod health;
@@ -73,6 +74,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(dashboards::routes())
         .merge(trace_deletion::routes())
         .split_for_parts();
     // Rendered once: the document does not change while the process runs.
