@@ -26,14 +26,21 @@ async fn python_sdk_manages_dashboards_and_widgets() {
     );
     assert_eq!(seen["empty_definition"], 0);
     assert_eq!(seen["placements"], json!([[0, 0, 6, 6], [0, 6, 6, 6]]), "appended below as 6x6 tiles");
-    assert_eq!(seen["duplicate_placement"][0], 409, "{seen}");
+    assert_eq!(
+        seen["duplicate_placement"],
+        json!([409, "A placement with id `fixed` already exists on this dashboard", "ConflictError"])
+    );
     assert_eq!(seen["moved"], json!([6, 0, 6, 6]));
     assert_eq!(seen["fetched"].as_array().unwrap().len(), 2, "{seen}");
     assert_eq!(seen["fetched"][0][0], "widget");
     assert_eq!(seen["listed"], json!(["Latency"]));
     assert_eq!(seen["renamed"], json!(["Latency (p95)", 2]), "a rename keeps the placements");
     assert_eq!(seen["updated_chart"], json!(["PIE", "PIE"]), "a new chart type resets its config");
-    assert_eq!(seen["bad_query"][0], 400);
+    assert_eq!(
+        (&seen["bad_query"][0], &seen["bad_query"][2]),
+        (&json!(400), &json!("BadRequestError")),
+        "{seen}"
+    );
     assert!(seen["bad_query"][1].as_str().unwrap().contains("Invalid metric vibes"), "{seen}");
     assert_eq!(seen["widgets"], json!(["Latency by name"]));
     assert_eq!(seen["delete_placed"][0], 409, "a placed widget stays: {seen}");
@@ -123,6 +130,7 @@ async fn dashboards_follow_roles_stay_in_their_project_and_check_queries() {
     ] {
         let (status, body) = as_person(&app, &mut viewer, method, path, body).await;
         assert_eq!(status, 403, "a VIEWER may not {method} {path}: {body}");
+        assert_eq!(body["code"], "access_denied", "{body}");
     }
 
     // Another project's key sees none of it, and cannot place this project's widget.
@@ -173,6 +181,11 @@ async fn dashboards_follow_roles_stay_in_their_project_and_check_queries() {
         let message = answer["message"].as_str().unwrap_or_default();
         assert!(message.contains(expected), "{expected:?} not in {answer}");
         assert!(answer["error"].is_string(), "{answer}");
+        // The SDK's PublicApiError needs a code.
+        let from_parser =
+            ["Invalid metric", "Invalid dimension", "nope"].iter().any(|p| expected.starts_with(p));
+        let code = if from_parser { "invalid_query" } else { "invalid_request" };
+        assert_eq!(answer["code"], code, "{answer}");
     }
     let (status, answer) = call(&app, "POST", WIDGETS, &key, Some(json!({"name": "no metrics"}))).await;
     assert_eq!(status, 400, "a body that is not the SDK's shape: {answer}");

@@ -44,7 +44,8 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
 
     // `LOUPE_UI_SPECS="e2e/home.spec.ts …"` runs only those specs (while working on a page).
     let only = std::env::var("LOUPE_UI_SPECS").unwrap_or_default();
-    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only.split_whitespace().collect::<Vec<_>>()).await;
+    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only.split_whitespace().collect::<Vec<_>>())
+        .await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the

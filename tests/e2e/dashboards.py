@@ -33,8 +33,10 @@ def status_of(call):
     try:
         call()
     except ApiError as error:
-        return [error.status_code, (error.body or {}).get("message", "")]
-    return [200, ""]
+        body = error.body
+        message = body.get("message", "") if isinstance(body, dict) else getattr(body, "message", "")
+        return [error.status_code, message, type(error).__name__]
+    return [200, "", ""]
 
 
 widget = unstable.dashboard_widgets.create(

@@ -1,9 +1,15 @@
 //! Custom dashboards and their widgets (`/api/public/unstable/dashboards…`,
 //! `/api/public/unstable/dashboard-widgets…`): thin handlers over `resources::dashboards`. Key
-//! auth or the session cookie (`ProjectAuth`: reads for any role, writes MEMBER+).
+//! auth or the session cookie (`ProjectAuth`: reads for any role, writes MEMBER+). The SDK parses
+//! these routes' errors as its `PublicApiError`, which requires a `code`: every error answer of
+//! them, extractors' included, gets one beside the usual `{message, error}` ([`with_code`]).
 
 use axum::Json;
+use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -30,6 +36,48 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(update_placement, delete_placement))
         .routes(routes!(list_widgets, create_widget))
         .routes(routes!(fetch_widget, update_widget, remove_widget))
+        .layer(axum::middleware::map_response(with_code))
+}
+
+/// The SDK's `PublicApiErrorCode` of an error answer.
+fn code(status: StatusCode, message: &str) -> &'static str {
+    match status.as_u16() {
+        400 if message.starts_with("Invalid widget query") => "invalid_query",
+        400 if message.starts_with("Invalid request data") => "invalid_body",
+        400 | 413 | 415 | 422 => "invalid_request",
+        401 => "authentication_failed",
+        403 => "access_denied",
+        404 => "resource_not_found",
+        405 => "method_not_allowed",
+        409 => "conflict",
+        429 => "rate_limited",
+        _ => "internal_error",
+    }
+}
+
+/// Adds `code` to a JSON error answer (they are small: a message and an error class).
+async fn with_code(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    let mut value: Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+        serde_json::json!({"message": String::from_utf8_lossy(&bytes), "error": status.canonical_reason()})
+    });
+    if let Value::Object(fields) = &mut value
+        && !fields.contains_key("code")
+    {
+        let message = fields.get("message").and_then(Value::as_str).unwrap_or_default();
+        let code = code(status, message);
+        fields.insert("code".into(), code.into());
+    }
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    Response::from_parts(parts, Body::from(value.to_string()))
 }
 
 #[utoipa::path(
