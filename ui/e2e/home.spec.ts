@@ -40,7 +40,8 @@ async function seed(request: APIRequestContext, run: string, model: string) {
                 "langfuse.observation.type": "generation",
                 "langfuse.observation.model.name": model,
                 "langfuse.observation.usage_details": JSON.stringify({ input: 40, output: 2, total: 42 }),
-                "langfuse.observation.cost_details": JSON.stringify({ total: 0.5 }),
+                // The metrics' totalCost is the sum of the input and output costs, as upstream's.
+                "langfuse.observation.cost_details": JSON.stringify({ input: 0.3, output: 0.2, total: 0.5 }),
               }),
               span("e", "r", `home-tool-${run}`, 2200, 2900, { "langfuse.observation.level": "ERROR" }),
             ],
@@ -67,6 +68,7 @@ async function seed(request: APIRequestContext, run: string, model: string) {
 }
 
 test("home: charts of the project, a chart opens Observations filtered, a custom dashboard with a widget", async ({ page, request }, testInfo) => {
+  test.setTimeout(90_000);
   const run = Math.random().toString(36).slice(2, 6);
   const model = `e2e-model-${run}`;
   await seed(request, run, model);
@@ -124,8 +126,8 @@ test("home: charts of the project, a chart opens Observations filtered, a custom
   await page.getByLabel("Time range").selectOption("1h");
   await page.getByRole("button", { name: "Add widget" }).click();
   const editor = page.getByRole("form", { name: "New widget" });
-  await editor.getByLabel("Name").fill("Tokens of the model");
-  await editor.getByLabel("Chart").selectOption("NUMBER");
+  await editor.getByLabel("Widget name").fill("Tokens of the model");
+  await editor.getByLabel("Chart type").selectOption("NUMBER");
   await editor.getByLabel("Measure 1").selectOption("totalTokens");
   await editor.getByLabel("Aggregation 1").selectOption("sum");
   // A filter the metrics parser refuses is named by the server; a good one saves.

@@ -57,10 +57,12 @@ export function BarList({ rows, metrics, format = formatNumber, onOpen, label }:
                 const v = row.values[i] ?? 0;
                 return (
                   <td key={m}>
-                    <svg viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true" className="bar-list__bar">
-                      <rect className={`chart__series--${i % 6}`} width={Math.max(0, (v / (tops[i] ?? 1)) * 100)} height="8" rx="1" />
-                    </svg>
-                    <span className="bar-list__value">{format(v, i)}</span>
+                    <span className="bar-list__cell">
+                      <svg viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true" className="bar-list__bar">
+                        <rect className={`chart__series--${i % 6}`} width={Math.max(0, (v / (tops[i] ?? 1)) * 100)} height="8" rx="1" />
+                      </svg>
+                      <span className="bar-list__value">{format(v, i)}</span>
+                    </span>
                   </td>
                 );
               })}

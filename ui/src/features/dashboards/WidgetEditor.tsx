@@ -66,12 +66,13 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
       <div className="widget-editor__row">
         <label className="field">
           <span className="field__label">Name</span>
-          <input className="field__input" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+          <input className="field__input" aria-label="Widget name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <label className="field">
           <span className="field__label">View</span>
           <select
             className="field__input"
+            aria-label="View"
             value={view}
             onChange={(e) => {
               const next = e.target.value;
@@ -88,7 +89,7 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
         </label>
         <label className="field">
           <span className="field__label">Chart</span>
-          <select className="field__input" value={chartType} onChange={(e) => setChartType(e.target.value)}>
+          <select className="field__input" aria-label="Chart type" value={chartType} onChange={(e) => setChartType(e.target.value)}>
             {CHART_TYPES.map((c) => (
               <option key={c}>{c}</option>
             ))}
@@ -96,7 +97,7 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
         </label>
         <label className="field">
           <span className="field__label">Dimension</span>
-          <select className="field__input" value={dimension} onChange={(e) => setDimension(e.target.value)}>
+          <select className="field__input" aria-label="Dimension" value={dimension} onChange={(e) => setDimension(e.target.value)}>
             <option value="">(none)</option>
             {(DIMENSIONS[view] ?? []).map((d) => (
               <option key={d}>{d}</option>
@@ -143,7 +144,7 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
       </fieldset>
       <label className="field">
         <span className="field__label">Filters (JSON)</span>
-        <textarea className="field__input widget-editor__filters" rows={2} maxLength={20_000} value={filters} onChange={(e) => setFilters(e.target.value)} />
+        <textarea className="field__input widget-editor__filters" aria-label="Filters (JSON)" rows={2} maxLength={20_000} value={filters} onChange={(e) => setFilters(e.target.value)} />
       </label>
       {error && <InlineError>{error}</InlineError>}
       <div className="widget-editor__row">

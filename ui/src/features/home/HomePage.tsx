@@ -132,7 +132,7 @@ export default function HomePage() {
               onOpen={(row) => void navigate(link([modelFilter(row.label)]))}
             />
           </Card>
-          <Card title="Scores over time" href={link()} linkLabel="Open the scored observations in Observations" wide>
+          <Card title="Scores over time" href={link()} linkLabel="Open the scored observations in Observations" full>
             {(() => {
               const scored = toSeriesBy(data.scores, "name", "avg_value");
               const first = Math.min(...scored.flatMap((s) => s.points.map((p) => p.t)));
@@ -153,12 +153,13 @@ interface CardProps {
   href: string;
   linkLabel: string;
   wide?: boolean;
+  full?: boolean;
   children: ReactNode;
 }
 
-function Card({ title, figure, href, linkLabel, wide, children }: CardProps) {
+function Card({ title, figure, href, linkLabel, wide, full, children }: CardProps) {
   return (
-    <section className={`home-card${wide ? " home-card--wide" : ""}`} aria-label={title}>
+    <section className={`home-card${wide ? " home-card--wide" : ""}${full ? " home-card--full" : ""}`} aria-label={title}>
       <header className="home-card__header">
         <h2 className="home-card__title">
           <Link to={href} aria-label={linkLabel} title={linkLabel}>
