@@ -8,6 +8,7 @@ mod api_keys;
 mod batch;
 mod body;
 mod comments;
+mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
