@@ -52,7 +52,7 @@ export function DashboardList() {
               value={name}
               onChange={(e) => setName(e.target.value)}
             />
-            <Button type="submit" variant="primary" size="sm" busy={busy} disabled={!name.trim()}>
+            <Button type="submit" variant="primary" busy={busy} disabled={!name.trim()}>
               Create dashboard
             </Button>
           </form>
