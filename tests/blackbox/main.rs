@@ -8,6 +8,7 @@ mod apps;
 mod auth;
 mod comments_and_score_configs;
 mod config;
+mod dashboards;
 mod datasets;
 mod durability;
 mod fixtures;

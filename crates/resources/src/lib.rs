@@ -7,6 +7,7 @@
 //! shape is a change of type. Every query is scoped by project id: a key of one project never reaches another's rows.
 
 pub mod comments;
+pub mod dashboards;
 pub mod datasets;
 pub mod identity;
 pub mod media;

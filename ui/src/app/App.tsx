@@ -1,14 +1,14 @@
 // Providers and routes. Pages are in src/features/<feature>/; project pages are listed in routes.tsx.
 
 import { Suspense } from "react";
-import { BrowserRouter, Navigate, Route, Routes } from "react-router";
+import { BrowserRouter, Route, Routes } from "react-router";
 
 import { EmptyState, Loading } from "../components/States";
 import { SignInPage } from "../features/auth/SignInPage";
 import { SignUpPage } from "../features/auth/SignUpPage";
 import { Home, RequireSession, SignedOutOnly } from "./guards";
 import { ProjectLayout } from "./project";
-import { AdminUsersPage, BackgroundMigrationsPage, PROJECT_HOME, projectPages, SetupPage } from "./routes";
+import { AdminUsersPage, BackgroundMigrationsPage, homePage, projectPages, SetupPage } from "./routes";
 import { SessionProvider } from "./session";
 import { Shell } from "./Shell";
 import { ThemeProvider } from "./theme";
@@ -32,7 +32,7 @@ export function AppRoutes() {
         <Route path="/background-migrations" element={<BackgroundMigrationsPage />} />
         <Route path="/admin/users" element={<AdminUsersPage />} />
         <Route path="/project/:projectId" element={<ProjectLayout />}>
-          <Route index element={<Navigate to={PROJECT_HOME} replace />} />
+          <Route index element={<homePage.component />} />
           {projectPages.map(({ path, component: Page }) => (
             <Route key={path} path={`${path}/*`} element={<Page />} />
           ))}

@@ -7,7 +7,7 @@ import { Link, NavLink, Outlet, useMatch } from "react-router";
 import { Loading } from "../components/States";
 import { PreviewToggle } from "../features/legacy/PreviewToggle";
 import { ProjectSwitcher } from "./ProjectSwitcher";
-import { preloadProjectPages, projectPages, projectPath } from "./routes";
+import { homePage, preloadProjectPages, projectPages, projectPath } from "./routes";
 import { ThemeToggle } from "./ThemeToggle";
 import { UserMenu } from "./UserMenu";
 import { useMe } from "./session";
@@ -31,6 +31,9 @@ export function Shell() {
         <ProjectSwitcher />
         {projectId && (
           <nav className="shell__nav" aria-label="Project">
+            <NavLink to={`/project/${encodeURIComponent(projectId)}`} end className="nav-link">
+              {homePage.label}
+            </NavLink>
             {projectPages
               .filter((page) => page.label)
               .map((page) => (

@@ -21,6 +21,8 @@ function page(path: string, label: string | undefined, load: Load): ProjectPage 
 
 export const projectPages: readonly ProjectPage[] = [
   page("observations", "Observations", () => import("../features/observations/ObservationsPage")),
+  // Custom dashboards: the list, and a dashboard's page under it.
+  page("dashboards", "Dashboards", () => import("../features/dashboards/DashboardsPage")),
   page("sessions", "Sessions", () => import("../features/sessions/SessionsPage")),
   page("datasets", "Datasets", () => import("../features/datasets/DatasetsPage")),
   page("experiments", undefined, () => import("../features/datasets/ExperimentsPage")),
@@ -33,12 +35,15 @@ export const projectPages: readonly ProjectPage[] = [
 /** Fetches every project page's code while the browser is idle, once someone is signed in, so
  * moving between pages never waits for the network. */
 export function preloadProjectPages(): void {
-  const load = () => projectPages.forEach((p) => void p.load().catch(() => undefined));
+  const load = () => [homePage, ...projectPages].forEach((p) => void p.load().catch(() => undefined));
   if (typeof requestIdleCallback === "function") requestIdleCallback(load, { timeout: 2000 });
   else setTimeout(load, 200);
 }
 
-/** The page a project opens on. */
+/** Home, the project's index route (/project/{projectId}); first in the header's nav. */
+export const homePage: ProjectPage = page("", "Home", () => import("../features/home/HomePage"));
+
+/** The page a project opens on after sign-in. */
 export const PROJECT_HOME = "observations";
 
 export function projectPath(projectId: string, page: string = PROJECT_HOME): string {

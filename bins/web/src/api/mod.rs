@@ -9,6 +9,7 @@ mod batch;
 mod body;
 mod comments;
 mod compress;
+mod dashboards;
 mod dataset_runs;
 mod datasets;
 mod health;
@@ -76,6 +77,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(dashboards::routes())
         .merge(trace_deletion::routes())
         .split_for_parts();
     // Rendered once: the document does not change while the process runs.

@@ -26,7 +26,7 @@ pub enum Version {
 }
 
 const AGGREGATIONS: &[&str] =
-    &["sum", "avg", "count", "max", "min", "p50", "p75", "p90", "p95", "p99", "histogram"];
+    &["sum", "avg", "count", "max", "min", "p50", "p75", "p90", "p95", "p99", "histogram", "uniq"];
 const DEFAULT_ROW_LIMIT: i64 = 100;
 
 #[derive(Debug, Deserialize)]
@@ -101,6 +101,14 @@ pub async fn run(
         serde_json::from_value(value).map_err(|e| ReadError::bad_request(format!("Invalid query: {e}")))?;
     let sql = compile(&query, project_id, version)?;
     Ok(MetricsBody { data: sql.fetch_json(clickhouse).await? })
+}
+
+/// Checks a query object by the rules `run` applies (parse and compile, no execution): a custom
+/// dashboard widget is refused on save with the same message its query would get when run.
+pub fn validate(query: Value, version: Version) -> Result<()> {
+    let query: Query =
+        serde_json::from_value(query).map_err(|e| ReadError::bad_request(format!("Invalid query: {e}")))?;
+    compile(&query, "validate", version).map(|_| ())
 }
 
 fn compile(query: &Query, project_id: &str, version: Version) -> Result<Sql> {
@@ -257,7 +265,7 @@ fn aggregate(aggregation: &str, expr: &str, bins: i64) -> Result<String> {
     let quantile = |q: &str| format!("quantile({q})({expr})");
     Ok(match aggregation {
         "count" => "count()".to_owned(),
-        "sum" | "avg" | "max" | "min" => format!("{aggregation}({expr})"),
+        "sum" | "avg" | "max" | "min" | "uniq" => format!("{aggregation}({expr})"),
         "p50" => quantile("0.5"),
         "p75" => quantile("0.75"),
         "p90" => quantile("0.9"),
