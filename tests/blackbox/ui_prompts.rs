@@ -112,6 +112,11 @@ async fn folders_search_paging_versions_and_roles() {
     assert_eq!((&data[0]["commitMessage"], &data[0]["type"]), (&json!("as a chat"), &json!("chat")));
     assert_eq!(data[1]["labels"], json!(["production"]));
     assert!(data[0].get("prompt").is_none() && data[0]["createdAt"].is_string(), "{body}");
+    // Made through the UI: the person is the author (a key's versions say `API`, as upstream).
+    let me = owner.expect(&app, 200, "GET", "/api/ui/me", None).await;
+    assert_eq!(data[0]["createdBy"], me["user"]["id"], "{body}");
+    let author = data[0]["author"].as_str().unwrap();
+    assert!([me["user"]["name"].as_str(), me["user"]["email"].as_str()].contains(&Some(author)), "{author}");
     let one = owner.expect(&app, 200, "GET", &format!("{versions}&limit=1&page=2"), None).await;
     assert_eq!((one["data"][0]["version"].clone(), one["meta"]["totalPages"].clone()), (json!(1), json!(2)));
 

@@ -55,7 +55,10 @@ pub struct VersionSummary {
     pub labels: Vec<String>,
     pub tags: Vec<String>,
     pub commit_message: Option<String>,
+    /// `API` (made with a key) or the user id of the person who made it in the UI.
     pub created_by: String,
+    /// The name (or email) of that person; absent for `API` or someone since deleted.
+    pub author: Option<String>,
     #[serde(serialize_with = "rfc3339")]
     pub created_at: DateTime<Utc>,
     #[serde(serialize_with = "rfc3339")]
@@ -212,8 +215,10 @@ pub async fn versions(pool: &PgPool, project: &str, params: &Params) -> Result<P
         return Err(Error::not_found(format!("Prompt not found: '{name}'")));
     }
     let data = sqlx::query_as(
-        "SELECT version, type, labels, tags, commit_message, created_by, created_at, updated_at FROM prompts \
-         WHERE project_id = $1 AND name = $2 ORDER BY version DESC LIMIT $3 OFFSET $4",
+        "SELECT p.version, p.type, p.labels, p.tags, p.commit_message, p.created_by, \
+                coalesce(nullif(u.name, ''), u.email) AS author, p.created_at, p.updated_at \
+         FROM prompts p LEFT JOIN users u ON u.id = p.created_by \
+         WHERE p.project_id = $1 AND p.name = $2 ORDER BY p.version DESC LIMIT $3 OFFSET $4",
     )
     .bind(project)
     .bind(&name)

@@ -36,7 +36,7 @@ const versionColumns: Column<VersionSummary>[] = [
     id: "created",
     header: "Created",
     width: "7.5rem",
-    render: (v) => <span title={`${formatWhen(v.createdAt)} by ${v.createdBy}`}>{formatShort(v.createdAt)}</span>,
+    render: (v) => <span title={`${formatWhen(v.createdAt)} by ${v.author ?? v.createdBy}`}>{formatShort(v.createdAt)}</span>,
   },
 ];
 
@@ -206,6 +206,7 @@ export function PromptPage() {
                 <VersionDetail
                   name={name}
                   version={selected.version}
+                  author={selected.author ?? selected.createdBy}
                   resolved={view === "resolved"}
                   writer={writer}
                   toPrompts={toPrompts}

@@ -19,6 +19,8 @@ import { hasReferences, PromptBody } from "./PromptBody";
 interface VersionDetailProps {
   name: string;
   version: number;
+  /** Who made it: a person's name, or `API` for a key. */
+  author: string;
   resolved: boolean;
   writer: boolean;
   /** From the prompt page back to the prompts page. */
@@ -63,7 +65,7 @@ function MoveLabels({ name, version, onMoved }: { name: string; version: number;
   );
 }
 
-export function VersionDetail({ name, version, resolved, writer, toPrompts, onLabelsMoved }: VersionDetailProps) {
+export function VersionDetail({ name, version, author, resolved, writer, toPrompts, onLabelsMoved }: VersionDetailProps) {
   const { api } = useProject();
   const result = useLoad((signal) => getVersion(api, name, version, resolved, signal), [api, name, version, resolved]);
   const v = result.data;
@@ -86,7 +88,7 @@ export function VersionDetail({ name, version, resolved, writer, toPrompts, onLa
         <dd>{v.commitMessage ?? <span className="muted">–</span>}</dd>
         <dt>Created</dt>
         <dd>
-          {formatWhen(v.createdAt)} <span className="muted">by {v.createdBy}</span>
+          {formatWhen(v.createdAt)} <span className="muted">by {author}</span>
         </dd>
       </dl>
       {writer && (

@@ -27,7 +27,10 @@ export interface VersionSummary {
   labels: string[];
   tags: string[];
   commitMessage: string | null;
+  /** `API` (a key) or the user id of the person who made it. */
   createdBy: string;
+  /** That person's name or email; null for `API`. */
+  author: string | null;
   createdAt: string;
   updatedAt: string;
 }
