@@ -25,7 +25,7 @@ type View = "resolved" | "raw" | "diff";
 
 const versionColumns: Column<VersionSummary>[] = [
   { id: "version", header: "Version", width: "5.5rem", render: (v) => <strong>v{v.version}</strong> },
-  { id: "labels", header: "Labels", width: "minmax(10rem, 1.5fr)", render: (v) => <Labels labels={v.labels} /> },
+  { id: "labels", header: "Labels", width: "minmax(9rem, 1.5fr)", render: (v) => <Labels labels={v.labels} /> },
   {
     id: "commit",
     header: "Commit message",
@@ -35,7 +35,7 @@ const versionColumns: Column<VersionSummary>[] = [
   {
     id: "created",
     header: "Created",
-    width: "7.5rem",
+    width: "8.5rem",
     render: (v) => <span title={`${formatWhen(v.createdAt)} by ${v.author ?? v.createdBy}`}>{formatShort(v.createdAt)}</span>,
   },
 ];
