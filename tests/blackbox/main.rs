@@ -41,6 +41,7 @@ mod ui_api;
 mod ui_datasets;
 mod ui_fixtures;
 mod ui_observations;
+mod ui_prompts;
 mod ui_sessions;
 mod ui_trace;
 mod web_limits;

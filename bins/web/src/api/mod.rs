@@ -31,6 +31,7 @@ mod ui_app;
 mod ui_datasets;
 mod ui_members;
 mod ui_observations;
+mod ui_prompts;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -67,6 +68,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())
         .merge(ui_datasets::routes())
+        .merge(ui_prompts::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

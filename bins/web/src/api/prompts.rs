@@ -83,7 +83,8 @@ async fn create(
     auth: ProjectAuth,
     JsonBody(new): JsonBody<NewPrompt>,
 ) -> Result<(StatusCode, Json<Prompt>), ApiError> {
-    let prompt = prompts::create(&state.stores.postgres, &auth.project.id, new).await?;
+    let created_by = auth.user_id.as_deref().unwrap_or("API");
+    let prompt = prompts::create(&state.stores.postgres, &auth.project.id, new, created_by).await?;
     Ok((StatusCode::CREATED, Json(prompt)))
 }
 

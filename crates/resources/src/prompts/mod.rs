@@ -3,6 +3,7 @@
 //! prompts resolved on read.
 
 mod body;
+pub mod browse;
 mod list;
 mod references;
 mod resolve;

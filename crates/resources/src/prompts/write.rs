@@ -83,7 +83,8 @@ pub struct NewLabels {
 }
 
 /// `POST /v2/prompts`: the next version of `name` (1 for a new name), carrying `latest`.
-pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Prompt> {
+/// `created_by` is `API` for a key, the person's user id through the UI (as upstream).
+pub async fn create(pool: &PgPool, project: &str, new: NewPrompt, created_by: &str) -> Result<Prompt> {
     validate::name(&new.name)?;
     validate::labels(&new.labels, false)?;
     let kind = new.kind.unwrap_or_else(|| "text".to_owned());
@@ -122,8 +123,8 @@ pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Prom
     let labels = unique(new.labels.into_iter().chain([LATEST.to_owned()]));
     take_labels(&mut tx, project, &new.name, &labels, version).await?;
     let sql = format!(
-        "INSERT INTO prompts (id, project_id, name, version, type, prompt, config, labels, tags, commit_message) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+        "INSERT INTO prompts (id, project_id, name, version, type, prompt, config, labels, tags, commit_message, created_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING {COLUMNS}"
     );
     let stored: StoredPrompt = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(uuid::Uuid::new_v4().to_string())
@@ -136,6 +137,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewPrompt) -> Result<Prom
         .bind(&labels)
         .bind(&tags)
         .bind(&new.commit_message)
+        .bind(created_by)
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
