@@ -22,6 +22,7 @@ function page(path: string, label: string | undefined, load: Load): ProjectPage 
 export const projectPages: readonly ProjectPage[] = [
   page("observations", "Observations", () => import("../features/observations/ObservationsPage")),
   page("sessions", "Sessions", () => import("../features/sessions/SessionsPage")),
+  page("annotation-queues", "Annotation", () => import("../features/annotation/AnnotationPage")),
   // The v3 Traces tab (reached from the Observations page's tabs in the v3 views).
   page("traces", undefined, () => import("../features/legacy/TracesPage")),
   // One trace, full-width (deep links; the sessions page links here). Ranks above `traces/*`.

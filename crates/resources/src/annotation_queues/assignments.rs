@@ -40,7 +40,12 @@ fn checked_user(request: &AssignmentRequest) -> Result<&str> {
 }
 
 /// `POST /api/public/annotation-queues/{queueId}/assignments`.
-pub async fn create(pool: &PgPool, project: &str, queue: &str, request: AssignmentRequest) -> Result<Assignment> {
+pub async fn create(
+    pool: &PgPool,
+    project: &str,
+    queue: &str,
+    request: AssignmentRequest,
+) -> Result<Assignment> {
     let user = checked_user(&request)?;
     find(pool, project, queue).await?;
     if people::on_project(pool, user, project).await.is_err() {
@@ -60,14 +65,21 @@ pub async fn create(pool: &PgPool, project: &str, queue: &str, request: Assignme
 
 /// `DELETE /api/public/annotation-queues/{queueId}/assignments`; removing an assignment that does
 /// not exist succeeds too (the state asked for holds).
-pub async fn delete(pool: &PgPool, project: &str, queue: &str, request: AssignmentRequest) -> Result<DeletedAssignment> {
+pub async fn delete(
+    pool: &PgPool,
+    project: &str,
+    queue: &str,
+    request: AssignmentRequest,
+) -> Result<DeletedAssignment> {
     let user = checked_user(&request)?;
     find(pool, project, queue).await?;
-    sqlx::query("DELETE FROM annotation_queue_assignments WHERE queue_id = $1 AND project_id = $2 AND user_id = $3")
-        .bind(queue)
-        .bind(project)
-        .bind(user)
-        .execute(pool)
-        .await?;
+    sqlx::query(
+        "DELETE FROM annotation_queue_assignments WHERE queue_id = $1 AND project_id = $2 AND user_id = $3",
+    )
+    .bind(queue)
+    .bind(project)
+    .bind(user)
+    .execute(pool)
+    .await?;
     Ok(DeletedAssignment { success: true })
 }

@@ -117,7 +117,9 @@ fn checked(new: &NewItem) -> Result<(&'static str, &'static str)> {
         return Err(Error::bad_request("`objectId` must not be empty"));
     }
     if new.object_id.chars().count() > MAX_OBJECT_ID_CHARS {
-        return Err(Error::bad_request(format!("`objectId` must be at most {MAX_OBJECT_ID_CHARS} characters long")));
+        return Err(Error::bad_request(format!(
+            "`objectId` must be at most {MAX_OBJECT_ID_CHARS} characters long"
+        )));
     }
     Ok((kind, new.status.as_deref().map(status).transpose()?.unwrap_or("PENDING")))
 }
@@ -127,11 +129,18 @@ fn checked(new: &NewItem) -> Result<(&'static str, &'static str)> {
 async fn trace_of(clickhouse: &ClickHouse, project: &str, kind: &str, id: &str) -> Result<Option<String>> {
     let missing = || Error::not_found(format!("No {kind} with id `{id}` in this project"));
     match kind {
-        "TRACE" => exists(clickhouse, project, Object::Trace, id).await?.then(|| Some(id.to_owned())).ok_or_else(missing),
-        "SESSION" => exists(clickhouse, project, Object::Session, id).await?.then_some(None).ok_or_else(missing),
+        "TRACE" => exists(clickhouse, project, Object::Trace, id)
+            .await?
+            .then(|| Some(id.to_owned()))
+            .ok_or_else(missing),
+        "SESSION" => {
+            exists(clickhouse, project, Object::Session, id).await?.then_some(None).ok_or_else(missing)
+        }
         _ => {
             let mut sql = Sql::new("SELECT trace_id FROM (");
-            for (index, (table, column)) in [("observations", "id"), ("events_core", "span_id")].into_iter().enumerate() {
+            for (index, (table, column)) in
+                [("observations", "id"), ("events_core", "span_id")].into_iter().enumerate()
+            {
                 if index > 0 {
                     sql.push(" UNION ALL ");
                 }
@@ -205,18 +214,24 @@ pub async fn create(
 }
 
 /// `GET …/{queueId}/items?status=&page=&limit=`, oldest first (the order they are worked in).
-pub async fn list(pool: &PgPool, project: &str, queue: &str, params: &Params) -> Result<Page<AnnotationQueueItem>> {
+pub async fn list(
+    pool: &PgPool,
+    project: &str,
+    queue: &str,
+    params: &Params,
+) -> Result<Page<AnnotationQueueItem>> {
     let page = PageRequest::parse(params)?;
     let wanted = params.get("status").map(status).transpose()?;
     find(pool, project, queue).await?;
     const FILTER: &str = "project_id = $1 AND queue_id = $2 AND ($3::text IS NULL OR status = $3)";
-    let (total,): (i64,) =
-        sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM annotation_queue_items WHERE {FILTER}")))
-            .bind(project)
-            .bind(queue)
-            .bind(wanted)
-            .fetch_one(pool)
-            .await?;
+    let (total,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM annotation_queue_items WHERE {FILTER}"
+    )))
+    .bind(project)
+    .bind(queue)
+    .bind(wanted)
+    .fetch_one(pool)
+    .await?;
     let sql = format!(
         "SELECT {COLUMNS} FROM annotation_queue_items WHERE {FILTER} ORDER BY created_at, id LIMIT $4 OFFSET $5"
     );
@@ -236,8 +251,12 @@ pub async fn get(pool: &PgPool, project: &str, queue: &str, id: &str) -> Result<
     let sql = format!(
         "SELECT {COLUMNS} FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3"
     );
-    let row: Option<StoredItem> =
-        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(queue).bind(id).fetch_optional(pool).await?;
+    let row: Option<StoredItem> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(queue)
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
     row.map(AnnotationQueueItem::from).ok_or_else(item_not_found)
 }
 
@@ -275,12 +294,13 @@ pub async fn update(
 
 /// `DELETE …/{queueId}/items/{itemId}`.
 pub async fn delete(pool: &PgPool, project: &str, queue: &str, id: &str) -> Result<DeletedItem> {
-    let deleted = sqlx::query("DELETE FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3")
-        .bind(project)
-        .bind(queue)
-        .bind(id)
-        .execute(pool)
-        .await?;
+    let deleted =
+        sqlx::query("DELETE FROM annotation_queue_items WHERE project_id = $1 AND queue_id = $2 AND id = $3")
+            .bind(project)
+            .bind(queue)
+            .bind(id)
+            .execute(pool)
+            .await?;
     if deleted.rows_affected() == 0 {
         return Err(item_not_found());
     }
@@ -292,7 +312,11 @@ mod tests {
     use super::*;
 
     fn item(object_type: &str, object_id: &str, status: Option<&str>) -> NewItem {
-        NewItem { object_id: object_id.to_owned(), object_type: object_type.to_owned(), status: status.map(str::to_owned) }
+        NewItem {
+            object_id: object_id.to_owned(),
+            object_type: object_type.to_owned(),
+            status: status.map(str::to_owned),
+        }
     }
 
     #[test]
@@ -300,9 +324,14 @@ mod tests {
         assert_eq!(checked(&item("TRACE", "t", None)).unwrap(), ("TRACE", "PENDING"));
         assert_eq!(checked(&item("SESSION", "s", Some("COMPLETED"))).unwrap(), ("SESSION", "COMPLETED"));
         let refusal = |new: NewItem| checked(&new).unwrap_err().to_string();
-        assert!(refusal(item("PROMPT", "p", None)).contains("`objectType` must be one of TRACE, OBSERVATION, SESSION"));
+        assert!(
+            refusal(item("PROMPT", "p", None))
+                .contains("`objectType` must be one of TRACE, OBSERVATION, SESSION")
+        );
         assert!(refusal(item("TRACE", " ", None)).contains("`objectId` must not be empty"));
         assert!(refusal(item("TRACE", &"x".repeat(256), None)).contains("at most 255"));
-        assert!(refusal(item("TRACE", "t", Some("done"))).contains("`status` must be one of PENDING, COMPLETED"));
+        assert!(
+            refusal(item("TRACE", "t", Some("done"))).contains("`status` must be one of PENDING, COMPLETED")
+        );
     }
 }

@@ -152,13 +152,18 @@ pub async fn create(pool: &PgPool, project: &str, new: NewQueue) -> Result<Annot
         .bind(&ids)
         .fetch_optional(&mut *tx)
         .await?;
-    let row = row.ok_or_else(|| Error::Conflict(format!("An annotation queue named `{name}` already exists")))?;
+    let row =
+        row.ok_or_else(|| Error::Conflict(format!("An annotation queue named `{name}` already exists")))?;
     tx.commit().await?;
     Ok(row.into())
 }
 
 /// One queue of `project`.
-pub(crate) async fn find<'e>(db: impl sqlx::PgExecutor<'e>, project: &str, id: &str) -> Result<AnnotationQueue> {
+pub(crate) async fn find<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    project: &str,
+    id: &str,
+) -> Result<AnnotationQueue> {
     let sql = format!("SELECT {COLUMNS} FROM annotation_queues WHERE project_id = $1 AND id = $2");
     let row: Option<StoredQueue> =
         sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;

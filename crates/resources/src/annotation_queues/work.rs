@@ -87,7 +87,13 @@ async fn counts<'e>(db: impl sqlx::PgExecutor<'e>, queue: &str) -> Result<(i64, 
 
 /// The oldest PENDING item of the queue that nobody else holds and `user` did not skip, locked for
 /// `user`; their lock on any other item of the queue is released (one item at a time).
-pub async fn next(pool: &PgPool, project: &str, queue: &str, user: &str, request: NextRequest) -> Result<Next> {
+pub async fn next(
+    pool: &PgPool,
+    project: &str,
+    queue: &str,
+    user: &str,
+    request: NextRequest,
+) -> Result<Next> {
     if request.skipped.len() > MAX_SKIPPED {
         return Err(Error::bad_request(format!("`skipped` names at most {MAX_SKIPPED} items")));
     }
@@ -116,11 +122,13 @@ pub async fn next(pool: &PgPool, project: &str, queue: &str, user: &str, request
         .fetch_optional(&mut *tx)
         .await?;
     if let Some(item) = &found {
-        sqlx::query("UPDATE annotation_queue_items SET locked_by_user_id = $2, locked_at = now() WHERE id = $1")
-            .bind(&item.id)
-            .bind(user)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE annotation_queue_items SET locked_by_user_id = $2, locked_at = now() WHERE id = $1",
+        )
+        .bind(&item.id)
+        .bind(user)
+        .execute(&mut *tx)
+        .await?;
     }
     let (total, completed) = counts(&mut *tx, queue).await?;
     tx.commit().await?;
