@@ -2,9 +2,10 @@
 // trace panel's "Add to queue", one by id on the list page), worked through by keyboard in the
 // work view, progress 2/2 on the list, and the scores on the observations.
 
-import type { APIRequestContext, Page } from "@playwright/test";
+import { request as http, type APIRequestContext, type Page } from "@playwright/test";
 
-import { expect, loupe, shot, signIn, test } from "./support";
+import { PASSWORD } from "./people";
+import { expect, freshEmail, loupe, shot, signIn, test } from "./support";
 
 const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("");
 const basic = () => `Basic ${Buffer.from(`${loupe.publicKey}:${loupe.secretKey}`).toString("base64")}`;
@@ -119,6 +120,7 @@ test("a queue is worked through by keyboard and its scores land on the observati
   // Work through both by keyboard: 1 = helpful then Enter; 2 = unhelpful then c.
   await row.getByRole("link", { name: "Annotate" }).click();
   await expect(page).toHaveURL(new RegExp(`/annotation-queues/[^/]+/work$`));
+  const queueId = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-2) ?? "");
   await expect(page.getByRole("article", { name: "Observation draft-answer" })).toBeVisible();
   await expect(page.getByText("0 / 2 completed")).toBeVisible();
   await page.keyboard.press("1");
@@ -155,4 +157,55 @@ test("a queue is worked through by keyboard and its scores land on the observati
     await expect(scores).toContainText("You");
   }
   await shot(page, testInfo, "score-on-observation");
+
+  // The scores carry the queue's id.
+  const scores = await page.request.get(`/api/public/v3/scores?traceId=${traceId}&queueId=${queueId}&fields=subject,annotation`, {
+    headers: { Authorization: basic() },
+  });
+  expect(scores.ok(), await scores.text()).toBe(true);
+  const { data } = (await scores.json()) as { data: { queueId: string | null; subject: { id?: string | null } }[] };
+  expect(data.map((s) => [s.subject.id, s.queueId]).sort()).toEqual([answer, lookup].sort().map((id) => [id, queueId]));
+});
+
+test("a viewer sees the queues and their progress but cannot change or work them", async ({ page, baseURL }, testInfo) => {
+  // The owner makes a queue and adds a new person to the organization as a VIEWER.
+  const owner = await http.newContext({ baseURL: baseURL as string });
+  const signedIn = await owner.post("/api/ui/auth/sign-in", { data: { email: loupe.email, password: loupe.password } });
+  const csrf = { "X-CSRF-Token": ((await signedIn.json()) as { csrfToken: string }).csrfToken };
+  const config = await owner.post("/api/public/score-configs", {
+    headers: { ...csrf, "X-Loupe-Project": loupe.projectId },
+    data: { name: `viewer-${hex(6).replace(/\d/g, "x")}`, dataType: "BOOLEAN" },
+  });
+  expect(config.ok(), await config.text()).toBe(true);
+  const queueName = `Read only ${hex(4)}`;
+  const queue = await owner.post("/api/public/annotation-queues", {
+    headers: { ...csrf, "X-Loupe-Project": loupe.projectId },
+    data: { name: queueName, scoreConfigIds: [((await config.json()) as { id: string }).id] },
+  });
+  expect(queue.ok(), await queue.text()).toBe(true);
+  const queueId = ((await queue.json()) as { id: string }).id;
+  const me = (await (await owner.get("/api/ui/me")).json()) as { organizations: { id: string; projects: { id: string }[] }[] };
+  const organization = me.organizations.find((o) => o.projects.some((p) => p.id === loupe.projectId));
+  const email = freshEmail("viewer");
+  const viewer = await http.newContext({ baseURL: baseURL as string });
+  const signedUp = await viewer.post("/api/ui/auth/sign-up", { data: { email, password: PASSWORD, name: "Vera Viewer" } });
+  expect(signedUp.status()).toBe(201);
+  const viewerId = ((await signedUp.json()) as { user: { id: string } }).user.id;
+  const member = await owner.put(`/api/ui/organizations/${organization?.id}/members`, { headers: csrf, data: { userId: viewerId, role: "VIEWER" } });
+  expect(member.ok(), await member.text()).toBe(true);
+  await Promise.all([owner.dispose(), viewer.dispose()]);
+
+  await page.context().clearCookies();
+  await page.goto("/sign-in");
+  await signIn(page, email, PASSWORD);
+  await expect(page).toHaveURL(/\/project\//);
+  await page.goto(`/project/${loupe.projectId}/annotation-queues`);
+  const row = page.getByRole("row", { name: queueName });
+  await expect(row).toContainText("0 / 0");
+  await expect(page.getByRole("button", { name: "New queue" })).toHaveCount(0);
+  await expect(row.getByRole("button", { name: "Add item" })).toHaveCount(0);
+  await expect(row.getByRole("link", { name: "Annotate" })).toHaveCount(0);
+  await shot(page, testInfo, "viewer-list");
+  await page.goto(`/project/${loupe.projectId}/annotation-queues/${queueId}/work`);
+  await expect(page.getByText("Your role on this project can read the queue but not annotate it.")).toBeVisible();
 });

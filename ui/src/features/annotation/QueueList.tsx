@@ -83,7 +83,7 @@ export function QueueList() {
 
       {queues.error !== undefined && !queues.data && <ErrorState error={queues.error} title="The queues could not be loaded" onRetry={queues.reload} />}
       {queues.loading && !queues.data && <Loading label="Loading the queues…" />}
-      {queues.data && queues.data.data.length === 0 && (
+      {queues.data && queues.data.data.length === 0 && !creating && (
         <EmptyState title="No annotation queues yet">
           <p>A queue lists traces and observations for people to score, one at a time, with the score configs you choose.</p>
         </EmptyState>
