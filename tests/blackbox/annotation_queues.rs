@@ -153,7 +153,15 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
         "No score config with id `nope`",
     )
     .await;
-    refused(&api, 400, post.clone(), QUEUES, Some(json!({"scoreConfigIds": [config]})), "missing field `name`").await;
+    refused(
+        &api,
+        400,
+        post.clone(),
+        QUEUES,
+        Some(json!({"scoreConfigIds": [config]})),
+        "missing field `name`",
+    )
+    .await;
     let queue =
         api.expect(200, post.clone(), QUEUES, Some(&json!({"name": "q", "scoreConfigIds": [config]}))).await;
     refused(
