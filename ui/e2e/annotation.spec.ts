@@ -87,7 +87,7 @@ test("a queue is worked through by keyboard and its scores land on the observati
 
   // Create the queue with the config.
   const queueName = `Support replies ${hex(4)}`;
-  await page.getByRole("navigation").getByRole("link", { name: "Annotation" }).click();
+  await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Annotation" }).click();
   await expect(page).toHaveURL(`/project/${loupe.projectId}/annotation-queues`);
   await page.getByRole("button", { name: "New queue" }).click();
   const form = page.getByRole("form", { name: "New queue" });
