@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
+mod annotation_queues;
 mod api;
 mod apps;
 mod auth;

@@ -6,6 +6,7 @@
 //! parse (`Serialize` for the wire, `ToSchema` for the OpenAPI document web serves), so a change of
 //! shape is a change of type. Every query is scoped by project id: a key of one project never reaches another's rows.
 
+pub mod annotation_queues;
 pub mod comments;
 pub mod dashboards;
 pub mod datasets;

@@ -127,6 +127,8 @@ export interface NewScore {
   value: number | string;
   comment?: string;
   environment?: string;
+  /** The annotation queue the score is given in. */
+  queueId?: string;
 }
 
 export function traceApi(projectId: string, client: ApiClient = api) {

@@ -4,6 +4,7 @@
 
 mod admin;
 mod admin_organizations;
+mod annotation_queues;
 mod api_keys;
 mod batch;
 mod body;
@@ -80,6 +81,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(comments::routes())
         .merge(score_configs::routes())
         .merge(dashboards::routes())
+        .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
         .split_for_parts();
     // Rendered once: the document does not change while the process runs.

@@ -159,6 +159,8 @@ struct NewScore {
     comment: Option<String>,
     /// The trace's environment; `default` when absent.
     environment: Option<String>,
+    /// The annotation queue the score was given in (at most 255 characters).
+    queue_id: Option<String>,
 }
 
 /// A change to a person's own score: its value, and its comment (`null` or absent clears it).
@@ -237,6 +239,9 @@ async fn score_create(
     }
     if let Some(environment) = new.environment.filter(|e| !e.is_empty()) {
         score.insert("environment".into(), json!(environment));
+    }
+    if let Some(queue) = new.queue_id.filter(|q| !q.is_empty() && q.len() <= 255) {
+        score.insert("queueId".into(), json!(queue));
     }
     ingest_score(&state, &project_id, &session.user.id, score).await?;
     Ok((StatusCode::CREATED, Json(ScoreId { id })))

@@ -31,7 +31,7 @@ export function scoreText(score: Pick<Score, "dataType" | "value">): string {
 }
 
 /** The value a config's input holds, as sent: a number, or a label. */
-function sentValue(config: ScoreConfig, raw: string): number | string | null {
+export function sentValue(config: ScoreConfig, raw: string): number | string | null {
   switch (config.dataType) {
     case "NUMERIC": {
       const number = Number(raw);
@@ -54,7 +54,7 @@ function initialRaw(config: ScoreConfig | undefined, score?: Score): string {
   return "";
 }
 
-function ValueInput({ config, value, onChange, id }: { config: ScoreConfig; value: string; onChange(value: string): void; id: string }) {
+export function ValueInput({ config, value, onChange, id }: { config: ScoreConfig; value: string; onChange(value: string): void; id: string }) {
   switch (config.dataType) {
     case "NUMERIC":
       return (
@@ -92,7 +92,7 @@ function ValueInput({ config, value, onChange, id }: { config: ScoreConfig; valu
   }
 }
 
-function rangeHint(config: ScoreConfig): string | null {
+export function rangeHint(config: ScoreConfig): string | null {
   if (config.dataType !== "NUMERIC") return null;
   const { minValue: min, maxValue: max } = config;
   if (min !== null && min !== undefined && max !== null && max !== undefined) return `${min} to ${max}`;

@@ -9,6 +9,7 @@ import type { DataModel } from "../../api/trace";
 import { traceApi } from "../../api/trace";
 import { findProject, useMe } from "../../app/session";
 import { Button } from "../../components/Button";
+import { AddToQueue } from "../annotation/AddToQueue";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { ObservationDetailView } from "./ObservationDetailView";
 import { tracePath } from "./paths";
@@ -183,6 +184,7 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
           </p>
         </div>
         <div className="trace-view__actions">
+          {canWrite && <AddToQueue projectId={projectId} traceId={traceId} observationId={selectedId} />}
           {!onItsPage && (
             <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
               Open as page
