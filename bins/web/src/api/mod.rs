@@ -28,6 +28,7 @@ mod ui;
 mod ui_app;
 mod ui_members;
 mod ui_observations;
+mod ui_public_links;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -63,6 +64,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_members::routes())
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())
+        .merge(ui_public_links::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

@@ -15,6 +15,7 @@ import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { formatCost, formatCount, formatDateTime, formatDuration } from "./format";
 import { IoPreview } from "./IoPreview";
 import { useLoad } from "./useLoad";
+import { PublicLinkToggle } from "../public/PublicLinkToggle";
 
 /** Traces per request. */
 const TRACES_PAGE_SIZE = 50;
@@ -32,7 +33,7 @@ function Figure({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function Summary({ detail }: { detail: SessionDetail }) {
+export function Summary({ detail }: { detail: SessionDetail }) {
   const s = detail.session;
   const more = s.userCount - s.userIds.length;
   return (
@@ -155,6 +156,7 @@ export function SessionPage() {
           <p className="page__eyebrow">Session</p>
           <h1 className="mono session__title">{sessionId}</h1>
         </div>
+        <PublicLinkToggle projectId={project.id} kind="session" targetId={sessionId} canWrite={["OWNER", "ADMIN", "MEMBER"].includes(project.role)} />
         <Button variant="ghost" onClick={first.reload} busy={first.loading}>
           Refresh
         </Button>
