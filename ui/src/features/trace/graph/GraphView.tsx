@@ -28,7 +28,9 @@ interface View {
   k: number;
 }
 
-const MIN_ZOOM = 0.02;
+const MIN_ZOOM = 0.0005;
+/** Where a graph too wide to read whole opens: labels legible, around the selected node. */
+const READING_ZOOM = 0.8;
 const MAX_ZOOM = 2;
 /** Below this zoom the labels are unreadable: boxes only. */
 const LABEL_ZOOM = 0.45;
@@ -67,15 +69,27 @@ export default function GraphView({ tree, selectedRow, onSelect }: GraphViewProp
     setView({ k, x: (size.width - layout.width * k) / 2, y: PAD });
   }, [layout, size]);
 
-  // The first view of a layout shows all of it, and the time to its first frame is noted.
+  const selectedNode = selectedRow >= 0 ? (graph.nodeOfRow[selectedRow] ?? -1) : -1;
+
+  // The first view of a layout shows all of it when that is legible, else the selected node (or
+  // the root) at a legible zoom, the top layer at the top; the time to its first frame is noted.
   useEffect(() => {
     if (!layout) return;
     laidOutAt.current = performance.now();
     setView(null);
     setRenderMs(null);
   }, [layout]);
+  const focus = useRef(selectedNode);
+  focus.current = selectedNode;
   useEffect(() => {
-    if (layout && view === null && size.width > 0) fit();
+    if (!layout || view !== null || size.width === 0) return;
+    const whole = Math.min(1, (size.width - 2 * PAD) / Math.max(layout.width, 1), (size.height - 2 * PAD) / Math.max(layout.height, 1));
+    if (whole >= LABEL_ZOOM) {
+      fit();
+      return;
+    }
+    const node = Math.max(focus.current, 0);
+    setView({ k: READING_ZOOM, x: size.width / 2 - (layout.x[node] as number) * READING_ZOOM, y: PAD });
   }, [layout, view, size, fit]);
   useEffect(() => {
     if (view === null || renderMs !== null) return;
@@ -128,8 +142,6 @@ export default function GraphView({ tree, selectedRow, onSelect }: GraphViewProp
     // Cleared after the click that follows, which checks it.
     setTimeout(() => (drag.current = null), 0);
   };
-
-  const selectedNode = selectedRow >= 0 ? (graph.nodeOfRow[selectedRow] ?? -1) : -1;
 
   // A node selected elsewhere (the tree, j/k) and out of view is brought into view.
   useEffect(() => {
