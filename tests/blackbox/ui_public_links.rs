@@ -77,7 +77,8 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
     owner.expect(&app, 200, "POST", "/api/ui/auth/sign-in", Some(credentials)).await;
     seed(&stack, PROJECT, "shared", "chat-1", &[("root", "", "AGENT"), ("tool", "root", "TOOL")]).await;
     seed(&stack, PROJECT, "sibling", "chat-1", &[("s-root", "", "AGENT")]).await;
-    seed(&stack, PROJECT, "private", "chat-2", &[("p-root", "", "AGENT"), ("p-gen", "p-root", "GENERATION")]).await;
+    seed(&stack, PROJECT, "private", "chat-2", &[("p-root", "", "AGENT"), ("p-gen", "p-root", "GENERATION")])
+        .await;
 
     let mut viewer = member(&app, &mut owner, "viewer@example.com", "VIEWER").await;
     let mut writer = member(&app, &mut owner, "member@example.com", "MEMBER").await;
@@ -98,19 +99,27 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
     let mut no_csrf = Browser { cookie: writer.cookie.clone(), csrf: None };
     no_csrf.expect(&app, 403, "DELETE", &link, None).await;
     // Bad input is a 400 with a message.
-    let bad = writer.expect(&app, 400, "PUT", &format!("/api/ui/projects/{PROJECT}/public-links/project/x"), None).await;
+    let bad = writer
+        .expect(&app, 400, "PUT", &format!("/api/ui/projects/{PROJECT}/public-links/project/x"), None)
+        .await;
     assert!(bad["message"].as_str().unwrap().contains("trace or session"), "{bad}");
     let long = "x".repeat(1001);
-    writer.expect(&app, 400, "PUT", &format!("/api/ui/projects/{PROJECT}/public-links/trace/{long}"), None).await;
+    writer
+        .expect(&app, 400, "PUT", &format!("/api/ui/projects/{PROJECT}/public-links/trace/{long}"), None)
+        .await;
 
     // Anyone, with no cookie at all, reads the trace, its observations and values.
     let mut anyone = Browser::default();
     let public = format!("/api/ui/public/{token}");
-    assert_eq!(anyone.expect(&app, 200, "GET", &public, None).await, json!({"kind": "trace", "id": "shared"}));
+    assert_eq!(
+        anyone.expect(&app, 200, "GET", &public, None).await,
+        json!({"kind": "trace", "id": "shared"})
+    );
     let tree = anyone.expect(&app, 200, "GET", &format!("{public}/traces/shared/tree"), None).await;
     assert_eq!(tree["ids"], json!(["root", "tool"]), "{tree}");
     names_no_project(&tree, PROJECT);
-    let detail = anyone.expect(&app, 200, "GET", &format!("{public}/traces/shared/observations/tool"), None).await;
+    let detail =
+        anyone.expect(&app, 200, "GET", &format!("{public}/traces/shared/observations/tool"), None).await;
     assert_eq!(detail["input"]["preview"], json!("\"in tool\""), "{detail}");
     assert_eq!(detail["scores"], json!([]));
     names_no_project(&detail, PROJECT);
@@ -143,7 +152,8 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
 
     // A session link opens the session and its traces, not a trace of another session.
     let session_link = format!("/api/ui/projects/{PROJECT}/public-links/session/chat-1");
-    let session_token = writer.expect(&app, 200, "PUT", &session_link, None).await["token"].as_str().unwrap().to_owned();
+    let session_token =
+        writer.expect(&app, 200, "PUT", &session_link, None).await["token"].as_str().unwrap().to_owned();
     let shared_session = format!("/api/ui/public/{session_token}");
     let session = anyone.expect(&app, 200, "GET", &format!("{shared_session}/session?limit=10"), None).await;
     assert_eq!(session["session"]["traces"], json!(2), "{session}");
@@ -151,7 +161,9 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
     anyone.expect(&app, 200, "GET", &format!("{shared_session}/traces/sibling/tree"), None).await;
     anyone.expect(&app, 200, "GET", &format!("{shared_session}/traces/shared/observations/tool"), None).await;
     anyone.expect(&app, 404, "GET", &format!("{shared_session}/traces/private/tree"), None).await;
-    anyone.expect(&app, 404, "GET", &format!("{shared_session}/traces/private/observations/p-gen"), None).await;
+    anyone
+        .expect(&app, 404, "GET", &format!("{shared_session}/traces/private/observations/p-gen"), None)
+        .await;
     anyone.expect(&app, 400, "GET", &format!("{shared_session}/session?limit=101"), None).await;
 
     // Revoked: 404 at once, for the link and everything under it; on again is a new token.
@@ -167,17 +179,28 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
     let mut stranger = signed_up(&app, "stranger@example.com").await;
     stranger.expect(&app, 404, "GET", &link, None).await;
     stranger.expect(&app, 404, "PUT", &link, None).await;
-    let org = stranger.expect(&app, 201, "POST", "/api/ui/organizations", Some(json!({"name": "Other"}))).await;
+    let org =
+        stranger.expect(&app, 201, "POST", "/api/ui/organizations", Some(json!({"name": "Other"}))).await;
     let org_id = org["id"].as_str().unwrap();
     let project = stranger
-        .expect(&app, 201, "POST", &format!("/api/ui/organizations/{org_id}/projects"), Some(json!({"name": "o", "retention": 0})))
+        .expect(
+            &app,
+            201,
+            "POST",
+            &format!("/api/ui/organizations/{org_id}/projects"),
+            Some(json!({"name": "o", "retention": 0})),
+        )
         .await;
     let other = project["id"].as_str().unwrap();
     let theirs = format!("/api/ui/projects/{other}/public-links/trace/shared");
-    let their_token = stranger.expect(&app, 200, "PUT", &theirs, None).await["token"].as_str().unwrap().to_owned();
+    let their_token =
+        stranger.expect(&app, 200, "PUT", &theirs, None).await["token"].as_str().unwrap().to_owned();
     anyone.expect(&app, 404, "GET", &format!("/api/ui/public/{their_token}/traces/shared/tree"), None).await;
     let their_session = format!("/api/ui/projects/{other}/public-links/session/chat-1");
-    let their_session = stranger.expect(&app, 200, "PUT", &their_session, None).await["token"].as_str().unwrap().to_owned();
+    let their_session =
+        stranger.expect(&app, 200, "PUT", &their_session, None).await["token"].as_str().unwrap().to_owned();
     anyone.expect(&app, 404, "GET", &format!("/api/ui/public/{their_session}/session"), None).await;
-    anyone.expect(&app, 404, "GET", &format!("/api/ui/public/{their_session}/traces/shared/tree"), None).await;
+    anyone
+        .expect(&app, 404, "GET", &format!("/api/ui/public/{their_session}/traces/shared/tree"), None)
+        .await;
 }

@@ -113,7 +113,10 @@ async fn shared(state: &AppState, token: &str) -> Result<(Shared, Model), ApiErr
     params(("token" = String, Path)),
     responses((status = 200, body = PublicLinkBody), (status = 404, body = ErrorBody))
 )]
-async fn public_link(State(state): State<AppState>, Path(token): Path<String>) -> Result<Json<PublicLinkBody>, ApiError> {
+async fn public_link(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+) -> Result<Json<PublicLinkBody>, ApiError> {
     let (shared, _) = shared(&state, &token).await?;
     Ok(Json(public::body(&shared)))
 }
@@ -183,7 +186,10 @@ async fn public_value(
         }
     };
     // A revoked link must stop showing at once: no cache keeps a copy.
-    let headers = [(CONTENT_TYPE, HeaderValue::from_static(content_type)), (CACHE_CONTROL, HeaderValue::from_static("no-store"))];
+    let headers = [
+        (CONTENT_TYPE, HeaderValue::from_static(content_type)),
+        (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+    ];
     Ok((headers, body).into_response())
 }
 

@@ -39,7 +39,13 @@ fn not_here() -> Error {
 
 /// Whether the trace's session is the link's: the v3 trace row states it; in the events every
 /// row carries its trace's session, so `row` (an observation of the trace) answers.
-async fn in_session(clickhouse: &ClickHouse, shared: &Shared, trace_id: &str, row: &str, model: Model) -> Result<()> {
+async fn in_session(
+    clickhouse: &ClickHouse,
+    shared: &Shared,
+    trace_id: &str,
+    row: &str,
+    model: Model,
+) -> Result<()> {
     let row = match model {
         Model::V3 => trace_root_id(trace_id),
         Model::V4 => row.to_owned(),
@@ -53,7 +59,12 @@ async fn in_session(clickhouse: &ClickHouse, shared: &Shared, trace_id: &str, ro
 }
 
 /// The trace's tree, when the link opens the trace.
-pub async fn trace_tree(clickhouse: &ClickHouse, shared: &Shared, trace_id: &str, model: Model) -> Result<TraceTree> {
+pub async fn trace_tree(
+    clickhouse: &ClickHouse,
+    shared: &Shared,
+    trace_id: &str,
+    model: Model,
+) -> Result<TraceTree> {
     if shared.kind == Kind::Trace && trace_id != shared.target_id {
         return Err(not_here());
     }
@@ -71,7 +82,13 @@ pub async fn trace_tree(clickhouse: &ClickHouse, shared: &Shared, trace_id: &str
 }
 
 /// Checks that the link opens `trace_id` before one of its observations is read.
-async fn opens(clickhouse: &ClickHouse, shared: &Shared, trace_id: &str, observation_id: &str, model: Model) -> Result<()> {
+async fn opens(
+    clickhouse: &ClickHouse,
+    shared: &Shared,
+    trace_id: &str,
+    observation_id: &str,
+    model: Model,
+) -> Result<()> {
     match shared.kind {
         Kind::Trace if trace_id == shared.target_id => Ok(()),
         Kind::Trace => Err(not_here()),
@@ -89,7 +106,8 @@ pub async fn observation(
     chars: usize,
 ) -> Result<ObservationDetail> {
     opens(clickhouse, shared, trace_id, observation_id, model).await?;
-    let mut found = detail::detail(clickhouse, &shared.project_id, trace_id, observation_id, model, chars).await?;
+    let mut found =
+        detail::detail(clickhouse, &shared.project_id, trace_id, observation_id, model, chars).await?;
     found.scores.clear();
     found.model_id = None;
     Ok(found)
