@@ -30,13 +30,16 @@ use crate::session::UserSession;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(link_state, link_enable, link_revoke))
-        .routes(routes!(public_link))
+    // The public reads answer gzip over 1 KiB, as the signed-in trace and session reads do.
+    let reads = OpenApiRouter::new()
         .routes(routes!(public_tree))
         .routes(routes!(public_observation))
         .routes(routes!(public_value))
-        .routes(routes!(public_session))
+        .routes(routes!(public_session));
+    OpenApiRouter::new()
+        .routes(routes!(link_state, link_enable, link_revoke))
+        .routes(routes!(public_link))
+        .merge(super::compress::large_json(reads))
 }
 
 /// The link state of a trace or session (`kind`: `trace` or `session`; the id at most 1 000 characters).
