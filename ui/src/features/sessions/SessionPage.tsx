@@ -156,10 +156,12 @@ export function SessionPage() {
           <p className="page__eyebrow">Session</p>
           <h1 className="mono session__title">{sessionId}</h1>
         </div>
-        <PublicLinkToggle projectId={project.id} kind="session" targetId={sessionId} canWrite={["OWNER", "ADMIN", "MEMBER"].includes(project.role)} />
-        <Button variant="ghost" onClick={first.reload} busy={first.loading}>
-          Refresh
-        </Button>
+        <div className="public-link-actions">
+          <PublicLinkToggle projectId={project.id} kind="session" targetId={sessionId} canWrite={["OWNER", "ADMIN", "MEMBER"].includes(project.role)} />
+          <Button variant="ghost" onClick={first.reload} busy={first.loading}>
+            Refresh
+          </Button>
+        </div>
       </header>
       <Summary detail={detail} />
       <section aria-labelledby="session-traces" className="session__traces">
