@@ -40,6 +40,9 @@ function PublicSession({ api, token, sessionId }: { api: PublicApi; token: strin
   const detail = loaded.data;
   const pages = detail.traces.meta.totalPages;
   const href = (trace: SessionTrace) => `${publicPagePath(token)}?trace=${encodeURIComponent(trace.id)}`;
+  // The node the card previews: v4 the root observation, v3 the trace's own (as the session page).
+  const fullUrl = (trace: SessionTrace, field: "input" | "output") =>
+    api.valueUrl(trace.id, trace.rootObservationId ?? `t-${trace.id}`, null, field);
   return (
     <div className="page sessions public-page__session">
       <header className="page__header">
@@ -69,8 +72,8 @@ function PublicSession({ api, token, sessionId }: { api: PublicApi; token: strin
                   <span className="chip">{formatCount(trace.observations)} obs.</span>
                 </header>
                 <div className="trace-card__io">
-                  <IoPreview label="Input" text={trace.input} chars={trace.inputChars} traceHref={href(trace)} />
-                  <IoPreview label="Output" text={trace.output} chars={trace.outputChars} traceHref={href(trace)} />
+                  <IoPreview label="Input" text={trace.input} chars={trace.inputChars} traceHref={href(trace)} fullUrl={fullUrl(trace, "input")} />
+                  <IoPreview label="Output" text={trace.output} chars={trace.outputChars} traceHref={href(trace)} fullUrl={fullUrl(trace, "output")} />
                 </div>
               </article>
             </li>
