@@ -12,6 +12,7 @@ interface SpanSpec {
   parent?: string;
   name: string;
   type?: string;
+  session?: string;
   startMs: number;
   endMs: number;
 }
@@ -35,7 +36,10 @@ async function send(request: APIRequestContext, traceId: string, spans: SpanSpec
               kind: 1,
               startTimeUnixNano: `${(baseMs + span.startMs) * 1_000_000}`,
               endTimeUnixNano: `${(baseMs + span.endMs) * 1_000_000}`,
-              attributes: span.type ? [{ key: "langfuse.observation.type", value: { stringValue: span.type } }] : [],
+              attributes: [
+                ...(span.type ? [{ key: "langfuse.observation.type", value: { stringValue: span.type } }] : []),
+                ...(span.session ? [{ key: "session.id", value: { stringValue: span.session } }] : []),
+              ],
             })),
           },
         ],
@@ -205,4 +209,38 @@ test("a trace made public opens without an account until the link is turned off"
   expect(api.status()).toBe(404);
   await shot(outside, testInfo, "revoked");
   await stranger.close();
+});
+
+test("a session made public lists its traces and opens one, without an account", async ({ page, browser }, testInfo) => {
+  const sessionId = `shared-${hex(8)}`;
+  const [traceA, traceB] = [hex(32), hex(32)];
+  const [rootA, rootB, tool] = [hex(16), hex(16), hex(16)];
+  await send(page.request, traceA, [
+    { id: rootA, name: "turn-1", type: "agent", session: sessionId, startMs: 0, endMs: 500 },
+    { id: tool, parent: rootA, name: "lookup", type: "tool", session: sessionId, startMs: 10, endMs: 200 },
+  ]);
+  await send(page.request, traceB, [{ id: rootB, name: "turn-2", type: "agent", session: sessionId, startMs: 1000, endMs: 1500 }]);
+  await stored(page, traceA, 2);
+  await stored(page, traceB, 1);
+  await page.goto(`/project/${loupe.projectId}/sessions/${sessionId}`);
+  const toggle = page.getByRole("switch", { name: "Public link" });
+  await toggle.click();
+  await expect(toggle).toBeChecked();
+  const href = (await page.getByRole("link", { name: "Public address" }).getAttribute("href")) as string;
+
+  const stranger = await browser.newContext();
+  const outside = await stranger.newPage();
+  await outside.goto(href);
+  await expect(outside.getByRole("heading", { name: sessionId })).toBeVisible();
+  await expect(outside.getByRole("article", { name: /^Trace \d: turn-/ })).toHaveCount(2);
+  await shot(outside, testInfo, "public-session");
+  await outside.getByRole("link", { name: "turn-1" }).click();
+  const tree = outside.getByRole("tree", { name: "Trace tree" });
+  await expect(tree.getByRole("treeitem")).toHaveCount(2);
+  await tree.locator(`[data-observation-id="${tool}"]`).click();
+  await expect(outside.getByRole("article", { name: "Observation lookup" })).toBeVisible();
+  await shot(outside, testInfo, "public-session-trace");
+  await stranger.close();
+  await toggle.click();
+  await expect(toggle).not.toBeChecked();
 });
