@@ -43,6 +43,7 @@ mod ui_datasets;
 mod ui_fixtures;
 mod ui_observations;
 mod ui_prompts;
+mod ui_public_links;
 mod ui_sessions;
 mod ui_trace;
 mod web_limits;

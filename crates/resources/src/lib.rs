@@ -15,6 +15,7 @@ pub mod media;
 pub mod models;
 mod page;
 pub mod prompts;
+pub mod public_links;
 pub mod score_configs;
 
 use reads::ReadError;

@@ -8,7 +8,7 @@ import { SignInPage } from "../features/auth/SignInPage";
 import { SignUpPage } from "../features/auth/SignUpPage";
 import { Home, RequireSession, SignedOutOnly } from "./guards";
 import { ProjectLayout } from "./project";
-import { AdminUsersPage, BackgroundMigrationsPage, homePage, projectPages, SetupPage } from "./routes";
+import { AdminUsersPage, BackgroundMigrationsPage, homePage, projectPages, PublicPage, SetupPage } from "./routes";
 import { SessionProvider } from "./session";
 import { Shell } from "./Shell";
 import { ThemeProvider } from "./theme";
@@ -27,6 +27,8 @@ export function AppRoutes() {
       <Route path="/" element={<Home signedOut={<SignInPage />} />} />
       <Route path="/sign-in" element={<SignedOutOnly><SignInPage /></SignedOutOnly>} />
       <Route path="/sign-up" element={<SignedOutOnly><SignUpPage /></SignedOutOnly>} />
+      {/* For anyone holding the link, signed in or not. */}
+      <Route path="/public/:token" element={<PublicPage />} />
       <Route element={<RequireSession><Shell /></RequireSession>}>
         <Route path="/setup" element={<SetupPage />} />
         <Route path="/background-migrations" element={<BackgroundMigrationsPage />} />

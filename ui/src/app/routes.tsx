@@ -55,3 +55,4 @@ export function projectPath(projectId: string, page: string = PROJECT_HOME): str
 export const BackgroundMigrationsPage = lazy(() => import("../features/migrations/BackgroundMigrationsPage"));
 export const AdminUsersPage = lazy(() => import("../features/admin/AdminUsersPage"));
 export const SetupPage = lazy(() => import("../features/projects/SetupPage"));
+export const PublicPage = lazy(() => import("../features/public/PublicPage"));

@@ -33,6 +33,7 @@ mod ui_datasets;
 mod ui_members;
 mod ui_observations;
 mod ui_prompts;
+mod ui_public_links;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -70,6 +71,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_trace::routes())
         .merge(ui_datasets::routes())
         .merge(ui_prompts::routes())
+        .merge(ui_public_links::routes())
         .merge(otel::routes())
         .merge(batch::routes())
         .merge(reads::routes())

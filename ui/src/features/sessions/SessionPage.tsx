@@ -16,6 +16,7 @@ import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { formatCost, formatCount, formatDateTime, formatDuration } from "./format";
 import { IoPreview } from "./IoPreview";
 import { useLoad } from "./useLoad";
+import { PublicLinkToggle } from "../public/PublicLinkToggle";
 
 /** Traces per request. */
 const TRACES_PAGE_SIZE = 50;
@@ -33,7 +34,7 @@ function Figure({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function Summary({ detail }: { detail: SessionDetail }) {
+export function Summary({ detail }: { detail: SessionDetail }) {
   const s = detail.session;
   const more = s.userCount - s.userIds.length;
   return (
@@ -162,9 +163,12 @@ export function SessionPage() {
           <p className="page__eyebrow">Session</p>
           <h1 className="mono session__title">{sessionId}</h1>
         </div>
-        <Button variant="ghost" onClick={first.reload} busy={first.loading}>
-          Refresh
-        </Button>
+        <div className="public-link-actions">
+          <PublicLinkToggle projectId={project.id} kind="session" targetId={sessionId} canWrite={["OWNER", "ADMIN", "MEMBER"].includes(project.role)} />
+          <Button variant="ghost" onClick={first.reload} busy={first.loading}>
+            Refresh
+          </Button>
+        </div>
       </header>
       <Summary detail={detail} />
       <section aria-labelledby="session-traces" className="session__traces">

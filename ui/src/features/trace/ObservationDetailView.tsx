@@ -13,8 +13,12 @@ import { typeLabel } from "./TraceTreeView";
 import { MetadataView, ValueView } from "./ValueView";
 import "./detail.css";
 
+/** What the public page reads values with: no scores or comments there. */
+export type ReadOnlyTraceApi = Pick<TraceApi, "valueUrl">;
+
 interface DetailProps {
-  api: TraceApi;
+  /** Scores and comments are shown with the signed-in API only. */
+  api: TraceApi | ReadOnlyTraceApi;
   detail: ObservationDetail;
   model: DataModel;
   configs: readonly ScoreConfig[] | null;
@@ -84,8 +88,12 @@ export function ObservationDetailView({ api, detail, model, configs, people, can
       <ValueView key={`${detail.id}-input`} label="Input" preview={detail.input} fullUrl={url("input")} />
       <ValueView key={`${detail.id}-output`} label="Output" preview={detail.output} fullUrl={url("output")} />
 
-      <Scores api={api} detail={detail} configs={configs} people={people} canWrite={canWrite} pending={pending} onPending={onPending} />
-      <Comments api={api} detail={detail} people={people} canWrite={canWrite} />
+      {"createScore" in api && (
+        <>
+          <Scores api={api} detail={detail} configs={configs} people={people} canWrite={canWrite} pending={pending} onPending={onPending} />
+          <Comments api={api} detail={detail} people={people} canWrite={canWrite} />
+        </>
+      )}
 
       <MetadataView key={`${detail.id}-metadata`} metadata={detail.metadata} fullUrl={url("metadata")} />
 

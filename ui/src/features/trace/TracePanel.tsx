@@ -18,6 +18,8 @@ import { isStored, type Pending } from "./Scores";
 import { ancestors, buildTree, defaultRow, durationOf, nameOf, visibleRows } from "./tree";
 import { TraceTreeView } from "./TraceTreeView";
 import { useEarlyLoad, useLoad } from "./useLoad";
+import { TraceGraph, ViewSwitch, type TraceViewMode } from "./graph";
+import { PublicLinkToggle } from "../public/PublicLinkToggle";
 import "./trace.css";
 
 export interface TracePanelProps {
@@ -57,6 +59,7 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
   const [tree, reloadTree] = useEarlyLoad(async () => buildTree(await api.tree(traceId, model)), [api, traceId, model]);
   const trace = tree.status === "done" ? tree.data : null;
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
+  const [mode, setMode] = useState<TraceViewMode>("tree");
   const rows = useMemo(() => (trace ? visibleRows(trace, collapsed) : new Int32Array()), [trace, collapsed]);
   const named = trace && observationId !== undefined ? trace.rowOf.get(observationId) : undefined;
   const selectedRow = trace ? (named ?? defaultRow(trace)) : -1;
@@ -184,7 +187,9 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
           </p>
         </div>
         <div className="trace-view__actions">
+          <PublicLinkToggle projectId={projectId} kind="trace" targetId={traceId} canWrite={canWrite} />
           {canWrite && <AddToQueue projectId={projectId} traceId={traceId} observationId={selectedId} />}
+          <ViewSwitch mode={mode} onChange={setMode} />
           {!onItsPage && (
             <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
               Open as page
@@ -202,6 +207,8 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
           {trace &&
             (trace.count === 0 ? (
               <EmptyState title="No observations" />
+            ) : mode === "graph" ? (
+              <TraceGraph tree={trace} selectedRow={selectedRow} onSelect={select} />
             ) : (
               <>
                 <div className="trace-tree__head" aria-hidden="true">
