@@ -8,7 +8,7 @@ import { SignInPage } from "../features/auth/SignInPage";
 import { SignUpPage } from "../features/auth/SignUpPage";
 import { Home, RequireSession, SignedOutOnly } from "./guards";
 import { ProjectLayout } from "./project";
-import { AdminUsersPage, BackgroundMigrationsPage, PROJECT_HOME, projectPages, SetupPage } from "./routes";
+import { AdminUsersPage, BackgroundMigrationsPage, OrganizationSettingsPage, PROJECT_HOME, projectPages, SetupPage } from "./routes";
 import { SessionProvider } from "./session";
 import { Shell } from "./Shell";
 import { ThemeProvider } from "./theme";
@@ -31,6 +31,7 @@ export function AppRoutes() {
         <Route path="/setup" element={<SetupPage />} />
         <Route path="/background-migrations" element={<BackgroundMigrationsPage />} />
         <Route path="/admin/users" element={<AdminUsersPage />} />
+        <Route path="/organization/:orgId/settings" element={<OrganizationSettingsPage />} />
         <Route path="/project/:projectId" element={<ProjectLayout />}>
           <Route index element={<Navigate to={PROJECT_HOME} replace />} />
           {projectPages.map(({ path, component: Page }) => (

@@ -28,6 +28,7 @@ mod ui;
 mod ui_app;
 mod ui_members;
 mod ui_observations;
+mod ui_people;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -61,6 +62,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_sessions::routes())
         .merge(ui_observations::routes())
         .merge(ui_members::routes())
+        .merge(ui_people::routes())
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())
         .merge(otel::routes())
