@@ -39,6 +39,7 @@ mod ui;
 mod ui_api;
 mod ui_fixtures;
 mod ui_observations;
+mod ui_people;
 mod ui_sessions;
 mod ui_trace;
 mod web_limits;

@@ -58,7 +58,9 @@ pub struct InvitationResponse {
 
 fn email(text: &str) -> Result<String, Error> {
     let email = text.trim();
-    if !email.contains('@') || email.chars().count() > MAX_EMAIL_CHARS || email.chars().any(char::is_whitespace)
+    if !email.contains('@')
+        || email.chars().count() > MAX_EMAIL_CHARS
+        || email.chars().any(char::is_whitespace)
     {
         return Err(Error::bad_request(format!(
             "email must be an email address of at most {MAX_EMAIL_CHARS} characters"
@@ -121,7 +123,8 @@ pub async fn invite_to_organization(
     }
     storage::members::set_organization_role(&mut tx, &acting.org_id, &user.id, role.as_str()).await?;
     let details = json!({"email": email, "role": role.as_str(), "newAccount": new_account});
-    storage::audit::record(&mut tx, acting.audit(None, "membership.invite", ("user", &user.id), details)).await?;
+    storage::audit::record(&mut tx, acting.audit(None, "membership.invite", ("user", &user.id), details))
+        .await?;
     let member = storage::members::organization_member(&mut tx, &acting.org_id, &user.id)
         .await?
         .ok_or_else(|| Error::not_found("User not found"))?;
@@ -147,7 +150,8 @@ pub async fn invite_to_project(
     if joined {
         // Adding someone to the organization is a members action of its own.
         acting.require(Action::MembersManage)?;
-        storage::members::set_organization_role(&mut tx, &acting.org_id, &user.id, Role::None.as_str()).await?;
+        storage::members::set_organization_role(&mut tx, &acting.org_id, &user.id, Role::None.as_str())
+            .await?;
     }
     storage::members::set_project_role(&mut tx, &acting.org_id, project_id, &user.id, role.as_str()).await?;
     let details = json!({"email": email, "role": role.as_str(), "newAccount": new_account, "joinedOrganization": joined});
