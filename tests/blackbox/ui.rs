@@ -42,7 +42,10 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
 
-    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &[]).await;
+    // `LOUPE_UI_SPECS="e2e/a.spec.ts e2e/b.spec.ts"` runs only those, while working on a page.
+    let only = std::env::var("LOUPE_UI_SPECS").unwrap_or_default();
+    let only: Vec<&str> = only.split_whitespace().collect();
+    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only).await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the

@@ -1,6 +1,7 @@
 //! The Observations view's route, `GET /api/ui/projects/{id}/observations`, through a running web
-//! and worker: the v2 list with `search` (name any case, or an exact id), pages, and access (a
-//! project the person cannot open is 404, a VIEWER reads, a search past its bound is 400).
+//! and worker: the v2 list with `search` (name any case, or an exact id; or every word of input or
+//! output), pages newest or oldest first, and access (a project the person cannot open is 404, a
+//! VIEWER reads, a search past its bound is 400).
 
 use std::time::{Duration, Instant};
 
@@ -42,7 +43,11 @@ fn spans() -> Value {
             "",
             "Checkout Flow",
             30,
-            &[("user.id", "user-ada"), ("session.id", "session-9")],
+            &[
+                ("user.id", "user-ada"),
+                ("session.id", "session-9"),
+                ("langfuse.observation.input", r#"{"question":"What is the Refund policy?"}"#),
+            ],
         ),
         span(
             TRACE_ONE,
@@ -50,7 +55,11 @@ fn spans() -> Value {
             ROOT,
             "call llm",
             25,
-            &[("langfuse.observation.type", "generation"), ("langfuse.observation.level", "ERROR")],
+            &[
+                ("langfuse.observation.type", "generation"),
+                ("langfuse.observation.level", "ERROR"),
+                ("langfuse.observation.output", "Refunds take five working days."),
+            ],
         ),
         span(TRACE_TWO, OTHER, "", "unrelated", 10, &[]),
     ];
@@ -133,6 +142,37 @@ async fn the_observations_route_searches_names_and_ids_for_people_with_access() 
     let cursor = url::form_urlencoded::byte_serialize(cursor.as_bytes()).collect::<String>();
     let second = owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&cursor={cursor}"), None).await;
     assert_eq!(ids(&second), [ROOT]);
+    // Oldest first, paged in that order; a cursor does not continue in the other order.
+    let oldest = owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&order=asc"), None).await;
+    let in_order: Vec<&str> =
+        oldest["data"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(in_order, [ROOT, LLM]);
+    let raw = oldest["meta"]["cursor"].as_str().expect("a next page");
+    let up = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect::<String>();
+    let rest = owner.expect(&app, 200, "GET", &format!("{ROUTE}?limit=2&order=asc&cursor={up}"), None).await;
+    assert_eq!(ids(&rest), [OTHER]);
+    let crossed = owner.send(&app, "GET", &format!("{ROUTE}?limit=2&cursor={up}"), None, &[]).await;
+    assert_eq!(crossed.status, 400, "{}", crossed.body);
+    let bad_order = owner.send(&app, "GET", &format!("{ROUTE}?order=sideways"), None, &[]).await;
+    assert_eq!(bad_order.status, 400, "{}", bad_order.body);
+
+    // Input and output: every word, any case, in either; names are not searched then.
+    let io = |text: &str| format!("{}&searchIn=io", query(text));
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &io("refund POLICY"), None).await), [ROOT]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &io("five days"), None).await), [LLM]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &io("refund"), None).await), [ROOT]);
+    assert_eq!(
+        ids(&owner.expect(&app, 200, "GET", &io("refun"), None).await),
+        Vec::<&str>::new(),
+        "words, not parts"
+    );
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &io("refunds"), None).await), [LLM]);
+    assert_eq!(ids(&owner.expect(&app, 200, "GET", &io("checkout"), None).await), Vec::<&str>::new());
+    let no_word = owner.send(&app, "GET", &io("?!"), None, &[]).await;
+    assert_eq!(no_word.status, 400, "{}", no_word.body);
+    let bad_in = owner.send(&app, "GET", &format!("{}&searchIn=everything", query("x")), None, &[]).await;
+    assert_eq!(bad_in.status, 400, "{}", bad_in.body);
+
     let too_long = owner.send(&app, "GET", &query(&"x".repeat(201)), None, &[]).await;
     assert_eq!(too_long.status, 400, "{}", too_long.body);
 

@@ -268,6 +268,24 @@ async fn a_ten_thousand_observation_tree_is_complete() {
         assert_eq!(ids[parent.as_u64().unwrap() as usize], expected.as_str(), "row {row}");
     }
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+
+    // A browser that accepts gzip gets it, and the same tree.
+    let response = crate::apps::http()
+        .get(format!("{}{path}", panel.app.base_url))
+        .header("Cookie", format!("loupe_session={}", panel.owner.cookie.clone().unwrap()))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let packed = response.bytes().await.unwrap();
+    let mut unpacked = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&packed[..]), &mut unpacked).unwrap();
+    let unpacked: Value = serde_json::from_str(&unpacked).unwrap();
+    assert_eq!(unpacked, tree);
+    eprintln!("gzipped: {} bytes", packed.len());
+    assert!(packed.len() * 3 < tree.to_string().len(), "{} bytes gzipped", packed.len());
 }
 
 #[tokio::test]
@@ -354,6 +372,31 @@ async fn people_write_their_own_scores_and_comments() {
     owner.expect(app, 204, "DELETE", &one, None).await;
     assert_eq!(owner.expect(app, 200, "GET", &root, None).await["scores"], json!([]));
     owner.expect(app, 404, "DELETE", &one, None).await;
+
+    // An edit still queued when its score is deleted stays deleted once the worker stores it: the
+    // edit carries the time it was accepted, older than the deletion's.
+    let racing = owner.expect(app, 201, "POST", &scores, Some(score(json!(3)))).await;
+    let racing = racing["id"].as_str().unwrap().to_owned();
+    until(app, owner, &root, |d| d["scores"][0]["id"] == json!(racing)).await;
+    let one = format!("{scores}/{racing}");
+    owner.expect(app, 200, "PUT", &one, Some(json!({"value": 8}))).await;
+    owner.expect(app, 204, "DELETE", &one, None).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let edit_stored =
+        format!("SELECT count() FROM scores WHERE id = '{racing}' AND value = 8 AND is_deleted = 0");
+    while panel.stack.ch.client().query(&edit_stored).fetch_one::<u64>().await.unwrap() == 0 {
+        assert!(Instant::now() < deadline, "the edit was never stored");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        owner.expect(app, 200, "GET", &root, None).await["scores"],
+        json!([]),
+        "the edit brought it back"
+    );
+    let public = owner
+        .send(app, "GET", &format!("/api/public/v2/scores/{racing}"), None, &[("X-Loupe-Project", PROJECT)])
+        .await;
+    assert_eq!(public.status, 404, "{}", public.body);
 
     // Comments: created through the public API as the person, changed only by them.
     let comment = json!({"projectId": PROJECT, "objectType": "TRACE", "objectId": "ts", "content": "first"});

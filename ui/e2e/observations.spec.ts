@@ -333,3 +333,39 @@ test("reads well in the dark theme, filters and panel open", async ({ page }, te
   await expect(page.getByRole("region", { name: "Trace", exact: true })).toBeVisible();
   await shot(page, testInfo, "dark");
 });
+
+test("orders oldest first, and searches the words of input and output", async ({ page, request }, testInfo) => {
+  const io = traceId();
+  const [asked, answered] = [spanId(), spanId()];
+  await ingest(request, [
+    { id: asked, trace: io, name: `${run} io asked`, start: 20, end: 19, attributes: { "langfuse.observation.input": `Where is my parcel ${run}?` } },
+    {
+      id: answered,
+      trace: io,
+      parent: asked,
+      name: `${run} io answered`,
+      start: 18,
+      end: 17,
+      attributes: { "langfuse.observation.output": `{"answer":"The parcel ships on Monday ${run}"}` },
+    },
+  ]);
+  await until(request, `${run} io`, 2);
+  await open(page, `q=${encodeURIComponent(`${run} io`)}`);
+  const rows = rowsNamed(page, `${run} io`);
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first()).toContainText("io answered");
+  await page.getByLabel("Order", { exact: true }).selectOption("asc");
+  await expect(page).toHaveURL(/order=asc/);
+  await expect(rows.first()).toContainText("io asked");
+  await expect(page.getByRole("switch", { name: "Live" })).toBeDisabled();
+
+  await page.getByLabel("Search in", { exact: true }).selectOption("io");
+  const box = page.getByRole("searchbox", { name: "Search" });
+  await box.fill(`PARCEL ${run}`);
+  await expect(rowsNamed(page, run)).toHaveCount(2);
+  await box.fill(`monday ${run}`);
+  await expect(rowsNamed(page, run)).toHaveCount(1);
+  await expect(rowsNamed(page, `${run} io answered`)).toHaveCount(1);
+  await expect(page).toHaveURL(/in=io/);
+  await shot(page, testInfo, "search-input-output");
+});

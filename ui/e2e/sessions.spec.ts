@@ -82,7 +82,7 @@ async function seed(request: APIRequestContext, run: string, sessionId: string) 
       startS: 30,
       endS: 33,
       attributes: attrs("grace", {
-        "langfuse.observation.input": JSON.stringify("And how long did this one last? ".repeat(40)),
+        "langfuse.observation.input": JSON.stringify("And how long did this one last? ".repeat(80) + "That is all."),
         "langfuse.observation.output": JSON.stringify("About half a minute."),
       }),
     },
@@ -160,6 +160,11 @@ test("a session: the list with its figures, its page with the traces in order, a
   const more = second.getByRole("button", { name: "Show more of the input" });
   await more.click();
   await expect(second.getByRole("button", { name: "Show less of the input" })).toHaveAttribute("aria-expanded", "true");
+  // Past the 2,000-character preview, the whole value on request.
+  await expect(second.getByRole("region", { name: "Input" })).not.toContainText("That is all.");
+  await second.getByRole("button", { name: "Show the whole input" }).click();
+  await second.getByRole("button", { name: /^Show more \(\d+ more characters\)/ }).click();
+  await expect(second.getByRole("region", { name: "Input" })).toContainText("That is all.");
   await page.locator("#main").evaluate((main) => main.scrollTo(0, 0));
   await shot(page, testInfo, "session");
   await page.emulateMedia({ colorScheme: "dark" });

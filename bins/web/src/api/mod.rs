@@ -8,6 +8,7 @@ mod api_keys;
 mod batch;
 mod body;
 mod comments;
+mod compress;
 mod dataset_runs;
 mod datasets;
 mod health;

@@ -23,7 +23,7 @@ use crate::session::UserSession;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(ui_sessions)).routes(routes!(ui_session))
+    super::compress::large_json(OpenApiRouter::new().routes(routes!(ui_sessions)).routes(routes!(ui_session)))
 }
 
 #[derive(IntoParams)]

@@ -36,10 +36,11 @@ use crate::state::AppState;
 const MAX_SCORE_COMMENT_CHARS: usize = comments::MAX_CONTENT_CHARS;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    let reads = OpenApiRouter::new()
         .routes(routes!(trace_tree))
         .routes(routes!(observation_detail))
-        .routes(routes!(observation_value))
+        .routes(routes!(observation_value));
+    super::compress::large_json(reads)
         .routes(routes!(score_create))
         .routes(routes!(score_update, score_delete))
         .routes(routes!(comment_update, comment_delete))
@@ -325,7 +326,9 @@ async fn score_delete(
         .await?
         .require(Action::ProjectWrite)?;
     own_score(&state, &project_id, &score_id, &session.user.id).await?;
-    let now = chrono::Utc::now().timestamp_millis();
+    // One millisecond on: an edit accepted in this same millisecond and still queued must not win
+    // the tie (versions are the acceptance time, in milliseconds), or it would bring the score back.
+    let now = chrono::Utc::now().timestamp_millis() + 1;
     if !storage::clickhouse::v3::delete_score(&state.stores.clickhouse, &project_id, &score_id, now).await? {
         return Err(ApiError::not_found("Score not found within authorized project"));
     }

@@ -83,14 +83,38 @@ pub(super) fn search_condition(text: &str) -> Result<Sql> {
     Ok(sql)
 }
 
-pub(super) fn cursor_condition(cursor: Cursor) -> Result<Sql> {
+/// Input or output has every word of `text` (words as the indexes split them: runs of letters
+/// and digits, any case). The full-text indexes on `lower(input)` and `lower(output)` of
+/// `events_full` answer it, so no value is read.
+pub(super) fn io_search_condition(text: &str) -> Result<Sql> {
+    if text.chars().count() > MAX_SEARCH_CHARS {
+        return Err(ReadError::bad_request(format!("search must be at most {MAX_SEARCH_CHARS} characters")));
+    }
+    if !text.chars().any(char::is_alphanumeric) {
+        return Err(ReadError::bad_request(
+            "A search in input and output needs at least one word (letters or digits)",
+        ));
+    }
+    let words = text.to_lowercase();
+    let mut sql = Sql::new("(hasAllTokens(lower(input), ");
+    sql.bind(words.as_str()).push(") OR hasAllTokens(lower(output), ").bind(words.as_str()).push("))");
+    Ok(sql)
+}
+
+pub(super) fn cursor_condition(cursor: Cursor, ascending: bool) -> Result<Sql> {
+    if cursor.ascending != ascending {
+        return Err(ReadError::bad_request("The cursor belongs to a page in the other order"));
+    }
     let at = crate::params::parse_datetime("cursor", &cursor.last_start_time_to)
         .map_err(|_| ReadError::bad_request("Invalid cursor format"))?
         .timestamp_micros();
+    let (bound, after) = if ascending { (">=", ">") } else { ("<=", "<") };
     // The first comparison lets the engine prune by the primary key; the tuple is the exact order.
-    let mut sql = Sql::new("start_time <= fromUnixTimestamp64Micro(toInt64(");
+    let mut sql = Sql::new(&format!("start_time {bound} fromUnixTimestamp64Micro(toInt64("));
     sql.bind(at)
-        .push(")) AND (start_time, xxHash32(trace_id), span_id) < (fromUnixTimestamp64Micro(toInt64(")
+        .push(&format!(
+            ")) AND (start_time, xxHash32(trace_id), span_id) {after} (fromUnixTimestamp64Micro(toInt64("
+        ))
         .bind(at)
         .push(")), xxHash32(")
         .bind(cursor.last_trace_id)

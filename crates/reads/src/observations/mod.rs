@@ -21,7 +21,10 @@ pub use body::{
     ObservationBasic, ObservationIo, ObservationMetrics, ObservationModel, ObservationPrompt,
     ObservationTimes, ObservationTraceContext, ObservationUsage, ObservationV2,
 };
-use conditions::{check_io_filters, cursor_condition, param_conditions, score_condition, search_condition};
+use conditions::{
+    check_io_filters, cursor_condition, io_search_condition, param_conditions, score_condition,
+    search_condition,
+};
 
 /// The `fields` groups and the SELECT list each adds (camelCase keys, as sent).
 const GROUPS: &[(&str, &str)] = &[
@@ -137,8 +140,10 @@ const PARAM_COLUMNS: &[(&str, &str)] = &[
 ];
 
 const MAX_LIMIT: i64 = 1000;
-/// The API order; the cursor compares the same tuple.
+/// The API order (newest first); the cursor compares the same tuple.
 const ORDER: &str = "start_time DESC, xxHash32(trace_id) DESC, span_id DESC";
+/// The Observations view's other order: oldest first.
+const ORDER_ASCENDING: &str = "start_time ASC, xxHash32(trace_id) ASC, span_id ASC";
 const METADATA_PREVIEW_CHARS: usize = 200;
 
 /// The position after the last row of a page.
@@ -149,28 +154,45 @@ struct Cursor {
     last_start_time_to: String,
     last_trace_id: String,
     last_id: String,
+    /// Set on a page read oldest first, so a cursor is never continued in the other order.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ascending: bool,
 }
 
 /// A `search` is at most this many characters (the UI's search box).
 pub const MAX_SEARCH_CHARS: usize = 200;
+
+/// What the Observations view adds to a v2 page; the public route has none of it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ViewOptions<'a> {
+    /// The search box's text.
+    pub search: Option<&'a str>,
+    /// Search input and output (every word of the text, through their full-text indexes)
+    /// instead of names and ids.
+    pub search_io: bool,
+    /// Oldest first instead of newest first.
+    pub ascending: bool,
+}
 
 pub async fn list(
     clickhouse: &ClickHouse,
     project_id: &str,
     params: &Params,
 ) -> Result<CursorPage<ObservationV2>> {
-    list_searching(clickhouse, project_id, params, None).await
+    list_for_view(clickhouse, project_id, params, ViewOptions::default()).await
 }
 
-/// `list`, also keeping only observations that `search` finds: its name contains the text (any
-/// case), or its id, trace id, user id or session id is the text. One OR the `filter` JSON cannot
-/// say; the name test reads the `name` column of the rows the other conditions leave, in time
-/// order, so the page's LIMIT bounds the work as for any other filter.
-pub async fn list_searching(
+/// `list`, with the Observations view's options. The search keeps observations whose name
+/// contains the text (any case), or whose id, trace id, user id or session id is the text: one OR
+/// the `filter` JSON cannot say; the name test reads the `name` column of the rows the other
+/// conditions leave, in time order, so the page's LIMIT bounds the work as for any other filter.
+/// With `search_io` it keeps those whose input or output has every word of the text, which the
+/// full-text indexes of `events_full` answer without reading the values.
+pub async fn list_for_view(
     clickhouse: &ClickHouse,
     project_id: &str,
     params: &Params,
-    search: Option<&str>,
+    view: ViewOptions<'_>,
 ) -> Result<CursorPage<ObservationV2>> {
     if params.bool("parseIoAsJson")? == Some(true) {
         return Err(ReadError::bad_request(
@@ -191,7 +213,8 @@ pub async fn list_searching(
     if score_filters.len() > MAX_SCORE_FILTERS {
         return Err(ReadError::bad_request(format!("At most {MAX_SCORE_FILTERS} filters on `scores`")));
     }
-    let full_text = check_io_filters(&filters)?;
+    let search = view.search.map(str::trim).filter(|text| !text.is_empty());
+    let full_text = check_io_filters(&filters)? || (view.search_io && search.is_some());
     // events_core keeps 200-character previews of input, output and metadata; the full values
     // live in events_full.
     let needs_full = full_text || groups.contains(&"io") || !expand.is_empty();
@@ -202,19 +225,22 @@ pub async fn list_searching(
         matching.push(score_condition(project_id, score_filter)?);
     }
     matching.extend(param_conditions(params, &filters)?);
-    if let Some(text) = search.map(str::trim).filter(|text| !text.is_empty()) {
-        matching.push(search_condition(text)?);
+    if let Some(text) = search {
+        matching.push(if view.search_io { io_search_condition(text)? } else { search_condition(text)? });
     }
     let matching = and(&matching);
+    let ascending = view.ascending;
     let cursor = match params.get("cursor") {
-        Some(raw) => cursor_condition(cursor::decode(raw)?)?,
+        Some(raw) => cursor_condition(cursor::decode(raw)?, ascending)?,
         None => Sql::default(),
     };
 
     let select: Vec<&str> =
         GROUPS.iter().filter(|(name, _)| groups.contains(name)).map(|(_, sql)| *sql).collect();
     let select = select.join(", ");
-    let page = Page { project_id, table, matching: &matching, cursor, select: &select, limit };
+    let order = if ascending { ORDER_ASCENDING } else { ORDER };
+    let page =
+        Page { project_id, table, matching: &matching, cursor, select: &select, limit, order, ascending };
     let (rows, next) = match params.get("traceId") {
         Some(trace_id) => page.of_one_trace(clickhouse, trace_id).await?,
         None => page.by_candidates(clickhouse).await?,
@@ -249,6 +275,9 @@ struct Page<'a> {
     cursor: Sql,
     select: &'a str,
     limit: i64,
+    /// `ORDER` or `ORDER_ASCENDING`.
+    order: &'static str,
+    ascending: bool,
 }
 
 /// A page's key in API order (the candidates step).
@@ -263,11 +292,12 @@ struct Candidate {
 }
 
 impl Cursor {
-    fn after(start_time: &str, trace_id: &str, id: &str) -> Self {
+    fn after(start_time: &str, trace_id: &str, id: &str, ascending: bool) -> Self {
         Self {
             last_start_time_to: start_time.to_owned(),
             last_trace_id: trace_id.to_owned(),
             last_id: id.to_owned(),
+            ascending,
         }
     }
 }
@@ -288,11 +318,16 @@ impl Page<'_> {
         sql.append(&self.table.newest_matching(&scope, &Sql::default()))
             .push(" WHERE ")
             .append(&all_of(&[self.matching.clone(), self.cursor]))
-            .push(&format!(") ORDER BY {ORDER} LIMIT "))
+            .push(&format!(") ORDER BY {} LIMIT ", self.order))
             .bind(self.limit + 1);
         let mut rows: Vec<Row> = sql.fetch(clickhouse).await?;
         let next = cursor::cut_page(&mut rows, self.limit, |row| {
-            Cursor::after(row.cursor_time.as_deref().unwrap_or_default(), &row.trace_id, &row.id)
+            Cursor::after(
+                row.cursor_time.as_deref().unwrap_or_default(),
+                &row.trace_id,
+                &row.id,
+                self.ascending,
+            )
         });
         Ok((rows, next))
     }
@@ -306,11 +341,11 @@ impl Page<'_> {
         ));
         candidates
             .append(&all_of(&[project(self.project_id), self.matching.clone(), self.cursor]))
-            .push(&format!(" ORDER BY {ORDER} LIMIT 1 BY span_id LIMIT "))
+            .push(&format!(" ORDER BY {} LIMIT 1 BY span_id LIMIT ", self.order))
             .bind(self.limit + 1);
         let mut candidates: Vec<Candidate> = candidates.fetch(clickhouse).await?;
         let next = cursor::cut_page(&mut candidates, self.limit, |c| {
-            Cursor::after(&c.start_time, &c.trace_id, &c.id)
+            Cursor::after(&c.start_time, &c.trace_id, &c.id, self.ascending)
         });
         if candidates.is_empty() {
             return Ok((Vec::new(), next));
@@ -331,7 +366,8 @@ impl Page<'_> {
             .push(", 6)");
         let keys = candidates.iter().map(|c| c.id.clone()).collect();
         let mut sql = Sql::new(&format!("SELECT {} FROM ", self.select));
-        sql.append(&self.table.newest_of(&scope, keys, self.matching)).push(&format!(" ORDER BY {ORDER}"));
+        sql.append(&self.table.newest_of(&scope, keys, self.matching))
+            .push(&format!(" ORDER BY {}", self.order));
         Ok((sql.fetch(clickhouse).await?, next))
     }
 }
@@ -461,6 +497,31 @@ mod tests {
             "(positionCaseInsensitive(name, ?) > 0 OR span_id = ? OR trace_id = ? OR user_id = ? OR session_id = ?)"
         );
         assert!(search_condition(&"x".repeat(MAX_SEARCH_CHARS + 1)).is_err());
+    }
+
+    #[test]
+    fn an_input_output_search_is_every_word_through_the_text_indexes() {
+        let sql = io_search_condition("Refund POLICY").unwrap();
+        assert_eq!(sql.text(), "(hasAllTokens(lower(input), ?) OR hasAllTokens(lower(output), ?))");
+        assert!(io_search_condition("?!-").is_err(), "no word, nothing the index could answer");
+        assert!(io_search_condition(&"x".repeat(MAX_SEARCH_CHARS + 1)).is_err());
+    }
+
+    #[test]
+    fn a_cursor_continues_only_in_its_own_order() {
+        let cursor = |ascending| Cursor::after("2026-01-01T00:00:00.000001Z", "t", "o", ascending);
+        let up = cursor_condition(cursor(true), true).unwrap();
+        assert!(up.text().starts_with("start_time >= "), "{}", up.text());
+        assert!(up.text().contains("span_id) > ("), "{}", up.text());
+        let down = cursor_condition(cursor(false), false).unwrap();
+        assert!(down.text().starts_with("start_time <= "), "{}", down.text());
+        assert!(cursor_condition(cursor(false), true).is_err());
+        assert!(cursor_condition(cursor(true), false).is_err());
+        // A descending cursor is what the public route has always handed out.
+        let old = r#"{"lastStartTimeTo":"2026-01-01T00:00:00Z","lastTraceId":"t","lastId":"o"}"#;
+        let parsed: Cursor = serde_json::from_str(old).unwrap();
+        assert!(!parsed.ascending);
+        assert!(!serde_json::to_string(&cursor(false)).unwrap().contains("ascending"));
     }
 
     #[test]

@@ -185,11 +185,29 @@ export function ObservationsView() {
           type="search"
           className="field__input toolbar__search"
           aria-label="Search"
-          placeholder="Search names and ids…"
+          placeholder={state.searchIn === "io" ? "Words in input or output…" : "Search names and ids…"}
           maxLength={200}
           value={searchText}
           onChange={(e) => setSearchText(e.target.value)}
         />
+        <select
+          className="field__input"
+          aria-label="Search in"
+          value={state.searchIn}
+          onChange={(e) => update({ ...state, search: searchText.slice(0, 200), searchIn: e.target.value === "io" ? "io" : "ids" })}
+        >
+          <option value="ids">Names and ids</option>
+          <option value="io">Input and output</option>
+        </select>
+        <select
+          className="field__input"
+          aria-label="Order"
+          value={state.order}
+          onChange={(e) => update({ ...state, order: e.target.value === "asc" ? "asc" : "desc" })}
+        >
+          <option value="desc">Newest first</option>
+          <option value="asc">Oldest first</option>
+        </select>
         <TimeRangePicker range={state.range} onChange={(range) => update({ ...state, range })} />
         <Button size="sm" aria-expanded={filtersOpen} onClick={() => setFiltersOpen((o) => !o)}>
           Filters{state.filters.length ? ` (${state.filters.length})` : ""}
@@ -219,7 +237,14 @@ export function ObservationsView() {
         />
         <span className="shell__spacer" />
         <label className="switch">
-          <input type="checkbox" role="switch" checked={live} onChange={(e) => setLive(e.target.checked)} />
+          <input
+            type="checkbox"
+            role="switch"
+            checked={live && state.order === "desc"}
+            disabled={state.order === "asc"}
+            title={state.order === "asc" ? "Live mode adds the newest rows on top: choose Newest first" : undefined}
+            onChange={(e) => setLive(e.target.checked)}
+          />
           Live
           {live && <span className="live-dot" aria-hidden="true" />}
         </label>

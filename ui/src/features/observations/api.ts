@@ -1,5 +1,6 @@
 // The Observations view's server calls: its page of observations (`GET /api/ui/projects/{id}/
-// observations`: the v2 observations API plus `search`) and the project's saved views.
+// observations`: the v2 observations API plus `search`, `searchIn` and `order`) and the project's
+// saved views.
 
 import { api, type ApiClient, type Query } from "../../api/client";
 import type { CursorPage } from "../../api/types";
@@ -49,7 +50,8 @@ export function pageQuery(state: ViewState, now: number, options: { cursor?: str
     fields: fields.join(","),
     limit: options.limit ?? PAGE_SIZE,
     ...(filters.length ? { filter: JSON.stringify(filters) } : {}),
-    ...(state.search.trim() ? { search: state.search.trim() } : {}),
+    ...(state.search.trim() ? { search: state.search.trim(), ...(state.searchIn === "io" ? { searchIn: "io" } : {}) } : {}),
+    ...(state.order === "asc" ? { order: "asc" } : {}),
     ...(fromStartTime ? { fromStartTime } : {}),
     ...(range.toStartTime ? { toStartTime: range.toStartTime } : {}),
     ...(options.cursor ? { cursor: options.cursor } : {}),

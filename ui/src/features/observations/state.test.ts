@@ -10,6 +10,8 @@ const full: ViewState = {
   ],
   columns: ["startTime", "name", "cost"],
   search: "checkout flow",
+  searchIn: "io",
+  order: "asc",
   range: { preset: "7d" },
 };
 
@@ -17,6 +19,16 @@ describe("the view state in the URL", () => {
   it("round-trips every part", () => {
     const params = writeViewState(full);
     expect(readViewState(new URLSearchParams(params.toString()))).toEqual(full);
+  });
+
+  it("names the search's scope and the order only when they are not the default", () => {
+    const params = writeViewState(full);
+    expect(params.get("in")).toBe("io");
+    expect(params.get("order")).toBe("asc");
+    const plain = writeViewState({ ...full, searchIn: "ids", order: "desc" });
+    expect(plain.has("in") || plain.has("order")).toBe(false);
+    expect(readViewState(new URLSearchParams("in=everything&order=sideways"))).toMatchObject({ searchIn: "ids", order: "desc" });
+    expect(sameState(full, { ...full, order: "desc" })).toBe(false);
   });
 
   it("leaves defaults out, so the plain page has a plain address", () => {

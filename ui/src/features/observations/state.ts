@@ -3,7 +3,8 @@
 // `observation`) and the applied saved view (`view`) are URL keys too, kept apart from the state.
 //
 // URL keys: `filter` (JSON of the filters), `cols` (visible columns in order, comma-separated),
-// `q` (search), `range` (a preset) or `from`/`to` (ISO instants). Defaults are left out.
+// `q` (search), `in=io` (search input/output instead of names and ids), `order=asc` (oldest
+// first), `range` (a preset) or `from`/`to` (ISO instants). Defaults are left out.
 
 import { DEFAULT_RANGE, filterColumn, isPreset, type TimeRange, type ViewFilter } from "./filters";
 
@@ -28,11 +29,18 @@ export function isColumnId(id: string): id is ColumnId {
   return (COLUMN_IDS as readonly string[]).includes(id);
 }
 
+/** What the search box looks at: names and ids, or the words of input and output. */
+export type SearchIn = "ids" | "io";
+/** By start time: newest first (the API's order) or oldest first. */
+export type Order = "desc" | "asc";
+
 export interface ViewState {
   filters: ViewFilter[];
   /** Visible columns, in order. */
   columns: ColumnId[];
   search: string;
+  searchIn: SearchIn;
+  order: Order;
   range: TimeRange;
 }
 
@@ -40,11 +48,16 @@ export const DEFAULT_STATE: ViewState = {
   filters: [],
   columns: [...COLUMN_IDS],
   search: "",
+  searchIn: "ids",
+  order: "desc",
   range: DEFAULT_RANGE,
 };
 
 /** The URL keys the state owns; others (`trace`, `observation`, `view`) pass through. */
-const STATE_KEYS = ["filter", "cols", "q", "range", "from", "to"] as const;
+const STATE_KEYS = ["filter", "cols", "q", "in", "order", "range", "from", "to"] as const;
+
+const cleanSearchIn = (raw: unknown): SearchIn => (raw === "io" ? "io" : "ids");
+const cleanOrder = (raw: unknown): Order => (raw === "asc" ? "asc" : "desc");
 
 /** At most this many filters are read from a URL or a saved view. */
 export const MAX_FILTERS = 30;
@@ -108,6 +121,8 @@ export function readViewState(params: URLSearchParams): ViewState {
     filters: cleanFilters(parseJson(params.get("filter"))),
     columns: cleanColumns(params.get("cols")),
     search: (params.get("q") ?? "").slice(0, 200),
+    searchIn: cleanSearchIn(params.get("in")),
+    order: cleanOrder(params.get("order")),
     range,
   };
 }
@@ -123,6 +138,8 @@ export function writeViewState(state: ViewState, base: URLSearchParams = new URL
   if (state.filters.length) params.set("filter", JSON.stringify(state.filters));
   if (!sameColumns(state.columns, COLUMN_IDS)) params.set("cols", state.columns.join(","));
   if (state.search) params.set("q", state.search);
+  if (state.searchIn === "io") params.set("in", "io");
+  if (state.order === "asc") params.set("order", "asc");
   if ("preset" in state.range) {
     if (!("preset" in DEFAULT_RANGE) || state.range.preset !== DEFAULT_RANGE.preset) params.set("range", state.range.preset);
   } else {
@@ -139,6 +156,8 @@ export function stateFromSaved(raw: unknown): ViewState {
     filters: cleanFilters(r.filters),
     columns: cleanColumns(r.columns),
     search: typeof r.search === "string" ? r.search.slice(0, 200) : "",
+    searchIn: cleanSearchIn(r.searchIn),
+    order: cleanOrder(r.order),
     range: cleanRange(r.range),
   };
 }

@@ -97,7 +97,8 @@ export function useObservations(client: ObservationsApi, state: ViewState, live:
       .finally(() => setLoadingMore(false));
   }, [client, cursor, loadingMore, status]);
 
-  const canLive = live && visible && status === "ready" && !("to" in state.range && state.range.to);
+  // Live rows are the newest: they go on top of a newest-first view only.
+  const canLive = live && visible && status === "ready" && state.order === "desc" && !("to" in state.range && state.range.to);
   useEffect(() => {
     if (!canLive) return;
     let stopped = false;

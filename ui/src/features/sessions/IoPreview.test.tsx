@@ -30,11 +30,11 @@ describe("render", () => {
 });
 
 describe("IoPreview", () => {
-  it("folds a long value, unfolds on request, and sends to the trace for what was cut", async () => {
+  it("folds a long value, unfolds on request, and offers the whole of what was cut", async () => {
     const text = "line\n".repeat(399) + "end!!";
     draw(
       <MemoryRouter>
-        <IoPreview label="Input" text={text} chars={5000} traceHref="/project/p/traces/t" />
+        <IoPreview label="Input" text={text} chars={5000} traceHref="/project/p/traces/t" fullUrl="/value?field=input" />
       </MemoryRouter>,
     );
     const more = screen.getByRole("button", { name: "Show more of the input" });
@@ -42,14 +42,15 @@ describe("IoPreview", () => {
     await userEvent.setup().click(more);
     expect(screen.getByRole("button", { name: "Show less of the input" })).toHaveAttribute("aria-expanded", "true");
     expect(screen.getByText(/First 2,000 of 5,000 characters/)).toBeInTheDocument();
-    expect(screen.getByRole("link", { name: "whole input in the trace" })).toHaveAttribute("href", "/project/p/traces/t");
+    expect(screen.getByRole("link", { name: "open the trace" })).toHaveAttribute("href", "/project/p/traces/t");
+    expect(screen.getByRole("button", { name: "Show the whole input" })).toBeInTheDocument();
   });
 
   it("says when there is nothing, and does not fold a short value", () => {
     draw(
       <MemoryRouter>
-        <IoPreview label="Output" text={null} chars={0} traceHref="/t" />
-        <IoPreview label="Input" text='"short"' chars={7} traceHref="/t" />
+        <IoPreview label="Output" text={null} chars={0} traceHref="/t" fullUrl="/v" />
+        <IoPreview label="Input" text='"short"' chars={7} traceHref="/t" fullUrl="/v" />
       </MemoryRouter>,
     );
     expect(screen.getByText("No output")).toBeInTheDocument();

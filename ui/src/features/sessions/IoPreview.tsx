@@ -1,11 +1,14 @@
 // The start of a trace's input or output on the session page: chat messages as a conversation,
 // other JSON pretty-printed, text as it is; a few lines at first, the rest of the preview on
-// request, and a link to the trace for a value longer than the preview.
+// request; a value longer than the preview can be loaded whole (fetched and parsed in the JSON
+// worker, as the trace panel does) or read in the trace.
 
 import { useId, useMemo, useState } from "react";
 import { Link } from "react-router";
 
 import { Button } from "../../components/Button";
+import { InlineError } from "../../components/States";
+import { Rendered, useFullValue } from "../../components/value/FullValue";
 import { formatCount } from "./format";
 
 /** Characters above which a preview starts folded. */
@@ -70,10 +73,13 @@ interface IoPreviewProps {
   /** The whole value's length; more than `text` when the server cut it. */
   chars: number;
   traceHref: string;
+  /** Where the whole value is read (the root observation's value route). */
+  fullUrl: string;
 }
 
-export function IoPreview({ label, text, chars, traceHref }: IoPreviewProps) {
+export function IoPreview({ label, text, chars, traceHref, fullUrl }: IoPreviewProps) {
   const [open, setOpen] = useState(false);
+  const [full, loadFull] = useFullValue(fullUrl);
   const id = useId();
   const complete = text !== null && [...text].length >= chars;
   const rendered = useMemo(() => (text === null ? null : render(text, complete)), [text, complete]);
@@ -82,6 +88,16 @@ export function IoPreview({ label, text, chars, traceHref }: IoPreviewProps) {
       <section className="io" aria-label={label}>
         <h4 className="io__label">{label}</h4>
         <p className="io__none">No {label.toLowerCase()}</p>
+      </section>
+    );
+  }
+  if (full.status === "done") {
+    return (
+      <section className="io" aria-label={label}>
+        <h4 className="io__label">{label}</h4>
+        <div className="io__body">
+          <Rendered doc={full.value.doc} chat={full.value.chat} view="formatted" label={label} />
+        </div>
       </section>
     );
   }
@@ -113,11 +129,17 @@ export function IoPreview({ label, text, chars, traceHref }: IoPreviewProps) {
           </Button>
         )}
         {!complete && (
-          <span className="muted">
-            First {formatCount([...text].length)} of {formatCount(chars)} characters ·{" "}
-            <Link to={traceHref}>whole {label.toLowerCase()} in the trace</Link>
-          </span>
+          <>
+            <Button size="sm" onClick={loadFull} busy={full.status === "loading"}>
+              Show the whole {label.toLowerCase()}
+            </Button>
+            <span className="muted">
+              First {formatCount([...text].length)} of {formatCount(chars)} characters ·{" "}
+              <Link to={traceHref}>open the trace</Link>
+            </span>
+          </>
         )}
+        {full.status === "error" && <InlineError>Could not load the whole {label.toLowerCase()}: {full.message}</InlineError>}
       </div>
     </section>
   );

@@ -6,7 +6,8 @@ import { useEffect, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router";
 
 import { isApiError } from "../../api/client";
-import { dataModel, sessions, type SessionDetail, type SessionTrace } from "../../api/sessions";
+import { dataModel, sessions, type DataModel, type SessionDetail, type SessionTrace } from "../../api/sessions";
+import { traceApi } from "../../api/trace";
 import { useProject } from "../../app/project";
 import { projectPath } from "../../app/routes";
 import { useMe } from "../../app/session";
@@ -52,7 +53,13 @@ function Summary({ detail }: { detail: SessionDetail }) {
   );
 }
 
-function TraceCard({ trace, index, projectId }: { trace: SessionTrace; index: number; projectId: string }) {
+/** The node whose input and output the card previews: v4 the root observation, v3 the trace's own. */
+function valueUrl(projectId: string, trace: SessionTrace, model: DataModel, field: "input" | "output"): string {
+  const node = model === "v4" && trace.rootObservationId ? trace.rootObservationId : `t-${trace.id}`;
+  return traceApi(projectId).valueUrl(trace.id, node, model, field);
+}
+
+function TraceCard({ trace, index, projectId, model }: { trace: SessionTrace; index: number; projectId: string; model: DataModel }) {
   const href = tracePath(projectId, trace.id);
   const name = trace.name ?? "Unnamed trace";
   return (
@@ -78,8 +85,8 @@ function TraceCard({ trace, index, projectId }: { trace: SessionTrace; index: nu
           {trace.userId && <span className="chip chip--user">{trace.userId}</span>}
         </header>
         <div className="trace-card__io">
-          <IoPreview label="Input" text={trace.input} chars={trace.inputChars} traceHref={href} />
-          <IoPreview label="Output" text={trace.output} chars={trace.outputChars} traceHref={href} />
+          <IoPreview label="Input" text={trace.input} chars={trace.inputChars} traceHref={href} fullUrl={valueUrl(projectId, trace, model, "input")} />
+          <IoPreview label="Output" text={trace.output} chars={trace.outputChars} traceHref={href} fullUrl={valueUrl(projectId, trace, model, "output")} />
         </div>
       </article>
     </li>
@@ -166,7 +173,7 @@ export function SessionPage() {
         </h2>
         <ol className="trace-list">
           {traces.map((trace, index) => (
-            <TraceCard key={trace.id} trace={trace} index={index} projectId={project.id} />
+            <TraceCard key={trace.id} trace={trace} index={index} projectId={project.id} model={model} />
           ))}
         </ol>
         {moreError !== undefined && <ErrorState error={moreError} onRetry={loadMore} />}

@@ -3,53 +3,16 @@
 // as one (with a JSON view a click away), a string as markdown (or raw), anything else as a
 // collapsible JSON tree.
 
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 
 import type { MetadataPreview, ValuePreview } from "../../api/trace";
 import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
-import { ChatView } from "../../components/value/ChatView";
 import { detectChat, type ChatMessage } from "../../components/value/chat";
-import { localDoc, openFullValue, type FullValue, type JsonDoc } from "../../components/value/jsonDoc";
+import { Rendered, useFullValue, type Full, type View } from "../../components/value/FullValue";
+import { localDoc, type JsonDoc } from "../../components/value/jsonDoc";
 import { JsonTree } from "../../components/value/JsonTree";
 import { formatBytes, readPreview } from "./preview";
-import { TextBlock } from "../../components/value/TextBlock";
-
-type Full = { status: "idle" } | { status: "loading" } | { status: "done"; value: FullValue } | { status: "error"; message: string };
-
-function useFullValue(url: string): [Full, () => void] {
-  const [full, setFull] = useState<Full>({ status: "idle" });
-  useEffect(() => {
-    if (full.status !== "done") return;
-    const doc = full.value.doc;
-    return () => doc.close();
-  }, [full]);
-  const load = () => {
-    setFull({ status: "loading" });
-    openFullValue(url).then(
-      (value) => setFull({ status: "done", value }),
-      (error: unknown) => setFull({ status: "error", message: error instanceof Error ? error.message : String(error) }),
-    );
-  };
-  return [full, load];
-}
-
-type View = "formatted" | "json";
-
-function Rendered({ doc, chat, view, label }: { doc: JsonDoc; chat: ChatMessage[] | null; view: View; label: string }) {
-  if (chat && view === "formatted") return <ChatView messages={chat} />;
-  if (doc.root.kind === "string") {
-    return (
-      <TextBlock
-        text={doc.root.text ?? ""}
-        {...(doc.root.length !== undefined ? { length: doc.root.length } : {})}
-        loadMore={(offset, length) => doc.string([], offset, length)}
-        markdown={view === "formatted"}
-      />
-    );
-  }
-  return <JsonTree doc={doc} label={label} />;
-}
 
 interface FrameProps {
   label: string;
