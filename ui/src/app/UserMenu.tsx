@@ -12,7 +12,7 @@ import { useTheme, type ThemeChoice } from "./theme";
 const THEMES: [ThemeChoice, string][] = [
   ["light", "Light theme"],
   ["dark", "Dark theme"],
-  ["system", "System theme"],
+  ["system", "Follow the system theme"],
 ];
 
 export function UserMenu() {
@@ -67,7 +67,7 @@ export function UserMenu() {
       {THEMES.map(([value, label]) => (
         <MenuItem key={value} onSelect={() => setChoice(value)}>
           {label}
-          {choice === value ? " ✓" : ""}
+          {choice === value && <span aria-hidden="true"> ✓</span>}
         </MenuItem>
       ))}
       <MenuSeparator />
