@@ -42,6 +42,7 @@ mod ui_api;
 mod ui_datasets;
 mod ui_fixtures;
 mod ui_observations;
+mod ui_people;
 mod ui_prompts;
 mod ui_public_links;
 mod ui_sessions;

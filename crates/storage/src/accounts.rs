@@ -31,22 +31,21 @@ pub async fn credentials_by_id(pool: &PgPool, id: &str) -> Result<Option<Credent
 
 /// A new user with a password; an address already taken is a conflict.
 pub async fn sign_up(pool: &PgPool, email: &str, name: Option<&str>, password_hash: &str) -> Result<User> {
-    sqlx::query_as(
+    // An account without a password (invited from the settings pages, or provisioned by SCIM) is
+    // claimed by signing up with its address: it keeps its id, so its memberships apply at once.
+    let user: Option<User> = sqlx::query_as(
         "INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT ((lower(email))) DO UPDATE SET password_hash = EXCLUDED.password_hash, \
+         name = COALESCE(users.name, EXCLUDED.name), updated_at = now() WHERE users.password_hash IS NULL \
          RETURNING id, email, name, created_at, updated_at",
     )
     .bind(uuid::Uuid::now_v7().to_string())
     .bind(email)
     .bind(name)
     .bind(password_hash)
-    .fetch_one(pool)
-    .await
-    .map_err(|e| match Error::from(e) {
-        error if error.kind == ErrorKind::Conflict => {
-            Error::new(ErrorKind::Conflict, "An account with this email exists")
-        }
-        error => error,
-    })
+    .fetch_optional(pool)
+    .await?;
+    user.ok_or_else(|| Error::new(ErrorKind::Conflict, "An account with this email exists"))
 }
 
 /// Sets a user's password and ends every session they have, in one transaction.

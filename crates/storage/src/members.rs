@@ -85,6 +85,18 @@ pub async fn organization_member(
     .await?)
 }
 
+/// The organization's members who have no password yet: invited or provisioned, not signed up.
+pub async fn without_password(pool: &PgPool, org_id: &str) -> Result<std::collections::HashSet<String>> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT u.id FROM organization_memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.org_id = $1 AND u.password_hash IS NULL",
+    )
+    .bind(org_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(ids.into_iter().collect())
+}
+
 /// Sets a user's organization role (adding the membership when there is none).
 pub async fn set_organization_role(
     connection: &mut PgConnection,

@@ -8,7 +8,7 @@ import { SignInPage } from "../features/auth/SignInPage";
 import { SignUpPage } from "../features/auth/SignUpPage";
 import { Home, RequireSession, SignedOutOnly } from "./guards";
 import { ProjectLayout } from "./project";
-import { AdminUsersPage, BackgroundMigrationsPage, homePage, projectPages, PublicPage, SetupPage } from "./routes";
+import { AdminUsersPage, BackgroundMigrationsPage, OrganizationSettingsPage, homePage, projectPages, PublicPage, SetupPage } from "./routes";
 import { SessionProvider } from "./session";
 import { Shell } from "./Shell";
 import { ThemeProvider } from "./theme";
@@ -33,6 +33,7 @@ export function AppRoutes() {
         <Route path="/setup" element={<SetupPage />} />
         <Route path="/background-migrations" element={<BackgroundMigrationsPage />} />
         <Route path="/admin/users" element={<AdminUsersPage />} />
+        <Route path="/organization/:orgId/settings" element={<OrganizationSettingsPage />} />
         <Route path="/project/:projectId" element={<ProjectLayout />}>
           <Route index element={<homePage.component />} />
           {projectPages.map(({ path, component: Page }) => (

@@ -32,6 +32,7 @@ export const projectPages: readonly ProjectPage[] = [
   page("traces", undefined, () => import("../features/legacy/TracesPage")),
   // One trace, full-width (deep links; the sessions page links here). Ranks above `traces/*`.
   page("traces/:traceId", undefined, () => import("../features/trace/TracePage")),
+  page("settings", "Settings", () => import("../features/settings/ProjectSettingsPage")),
 ];
 
 /** Fetches every project page's code while the browser is idle, once someone is signed in, so
@@ -54,5 +55,6 @@ export function projectPath(projectId: string, page: string = PROJECT_HOME): str
 
 export const BackgroundMigrationsPage = lazy(() => import("../features/migrations/BackgroundMigrationsPage"));
 export const AdminUsersPage = lazy(() => import("../features/admin/AdminUsersPage"));
+export const OrganizationSettingsPage = lazy(() => import("../features/settings/OrganizationSettingsPage"));
 export const SetupPage = lazy(() => import("../features/projects/SetupPage"));
 export const PublicPage = lazy(() => import("../features/public/PublicPage"));

@@ -34,6 +34,7 @@ mod ui_members;
 mod ui_observations;
 mod ui_prompts;
 mod ui_public_links;
+mod ui_people;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -67,6 +68,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_sessions::routes())
         .merge(ui_observations::routes())
         .merge(ui_members::routes())
+        .merge(ui_people::routes())
         .merge(ui_settings::routes())
         .merge(ui_trace::routes())
         .merge(ui_datasets::routes())

@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod bodies;
 pub mod deletion;
+pub mod invitations;
 pub mod keys;
 pub mod memberships;
 pub mod organizations;

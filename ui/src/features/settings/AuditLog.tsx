@@ -1,0 +1,79 @@
+// The organization's audit log, newest first, a page at a time (owners only; the server says 403
+// to anyone else).
+
+import { useState } from "react";
+
+import { Button } from "../../components/Button";
+import { ErrorState, Loading } from "../../components/States";
+import { formatDateTime } from "../sessions/format";
+import { useLoad } from "../sessions/useLoad";
+import { AUDIT_PAGE_SIZE, settings, type AuditEntry } from "./api";
+
+/** What changed, in a few words, from the entry's details. */
+export function describeDetails(entry: AuditEntry): string {
+  const details = entry.details ?? {};
+  const parts = Object.entries(details)
+    .filter(([, value]) => value !== null && value !== undefined && typeof value !== "object")
+    .map(([key, value]) => `${key}: ${String(value)}`);
+  return parts.join(", ");
+}
+
+export function AuditLog({ orgId }: { orgId: string }) {
+  const [page, setPage] = useState(1);
+  const loaded = useLoad((signal) => settings.auditLog(orgId, page, signal), [orgId, page]);
+  if (loaded.error !== undefined && !loaded.data) return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
+  if (!loaded.data) return <Loading label="Loading the audit log…" />;
+  const { data, meta } = loaded.data;
+  return (
+    <div className="settings-block">
+      <div className="settings-scroll">
+        <table className="people" aria-label="Audit log">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Action</th>
+              <th scope="col">Target</th>
+              <th scope="col">By</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.length === 0 && (
+              <tr>
+                <td colSpan={5} className="muted">
+                  Nothing recorded yet.
+                </td>
+              </tr>
+            )}
+            {data.map((entry) => (
+              <tr key={entry.id}>
+                <td>{formatDateTime(entry.createdAt, { year: true })}</td>
+                <td>
+                  <code>{entry.action}</code>
+                </td>
+                <td>
+                  {entry.targetType} <code>{entry.targetId}</code>
+                </td>
+                <td>
+                  {entry.actorType.toLowerCase().replace(/_/g, " ")} <code>{entry.actorId}</code>
+                </td>
+                <td>{describeDetails(entry)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav className="pager" aria-label="Audit log pages">
+        <Button size="sm" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Newer
+        </Button>
+        <span>
+          Page {meta.page} of {Math.max(meta.totalPages, 1)} ({AUDIT_PAGE_SIZE} per page, {meta.totalItems} entries)
+        </span>
+        <Button size="sm" disabled={page >= meta.totalPages} onClick={() => setPage(page + 1)}>
+          Older
+        </Button>
+      </nav>
+    </div>
+  );
+}
