@@ -203,4 +203,24 @@ async fn public_links_open_only_their_trace_or_session_until_revoked() {
     anyone
         .expect(&app, 404, "GET", &format!("/api/ui/public/{their_session}/traces/shared/tree"), None)
         .await;
+
+    // Each link made or revoked is in its organization's audit log, with who did it; none of the
+    // other organization's.
+    let log = owner
+        .expect(&app, 200, "GET", &format!("/api/ui/organizations/{ORG}/audit-log?limit=100"), None)
+        .await;
+    let links: Vec<(&str, &str)> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"].as_str().unwrap().starts_with("publicLink."))
+        .map(|e| (e["action"].as_str().unwrap(), e["targetType"].as_str().unwrap()))
+        .collect();
+    assert!(links.contains(&("publicLink.create", "trace")), "{log}");
+    assert!(links.contains(&("publicLink.revoke", "trace")), "{log}");
+    assert!(links.contains(&("publicLink.create", "session")), "{log}");
+    assert!(
+        log["data"].as_array().unwrap().iter().all(|e| e["targetId"] != "shared" || e["projectId"] != other),
+        "another organization's entries: {log}"
+    );
 }

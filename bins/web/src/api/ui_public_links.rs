@@ -100,7 +100,9 @@ async fn link_revoke(
 ) -> Result<Json<LinkState>, ApiError> {
     let pool = &state.stores.postgres;
     people::on_project(pool, &session.user.id, &project_id).await?.require(Action::ProjectWrite)?;
-    Ok(Json(public_links::revoke(pool, &project_id, Kind::parse(&kind)?, &target_id).await?))
+    Ok(Json(
+        public_links::revoke(pool, &project_id, Kind::parse(&kind)?, &target_id, &session.user.id).await?,
+    ))
 }
 
 /// The live link of `token` and the model the public reads use (the write mode's own).

@@ -117,7 +117,7 @@ pub async fn state(pool: &PgPool, project_id: &str, kind: Kind, target_id: &str)
 }
 
 /// Turns the link on: the live one when there is one (so two members toggling at once share one
-/// link), else a new token.
+/// link), else a new token, recorded in the audit log with who made it.
 pub async fn enable(
     pool: &PgPool,
     project_id: &str,
@@ -126,9 +126,10 @@ pub async fn enable(
     user_id: &str,
 ) -> Result<LinkState> {
     checked_target(target_id)?;
+    let mut tx = pool.begin().await?;
     // The partial unique index makes a concurrent second insert do nothing; the read after it
     // sees whichever insert won.
-    sqlx::query(
+    let made = sqlx::query(
         "INSERT INTO public_links (token, project_id, kind, target_id, created_by) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (project_id, kind, target_id) WHERE revoked_at IS NULL DO NOTHING",
     )
@@ -137,24 +138,69 @@ pub async fn enable(
     .bind(kind.as_str())
     .bind(target_id)
     .bind(user_id)
-    .execute(pool)
-    .await?;
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if made > 0 {
+        audit(&mut tx, project_id, user_id, "publicLink.create", kind, target_id).await?;
+    }
+    tx.commit().await?;
     Ok(state_of(live(pool, project_id, kind, target_id).await?))
 }
 
-/// Turns the link off (nothing to do when it is off already).
-pub async fn revoke(pool: &PgPool, project_id: &str, kind: Kind, target_id: &str) -> Result<LinkState> {
+/// Turns the link off (nothing to do when it is off already); a revocation is audited too.
+pub async fn revoke(
+    pool: &PgPool,
+    project_id: &str,
+    kind: Kind,
+    target_id: &str,
+    user_id: &str,
+) -> Result<LinkState> {
     checked_target(target_id)?;
-    sqlx::query(
+    let mut tx = pool.begin().await?;
+    let revoked = sqlx::query(
         "UPDATE public_links SET revoked_at = now() \
          WHERE project_id = $1 AND kind = $2 AND target_id = $3 AND revoked_at IS NULL",
     )
     .bind(project_id)
     .bind(kind.as_str())
     .bind(target_id)
-    .execute(pool)
-    .await?;
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if revoked > 0 {
+        audit(&mut tx, project_id, user_id, "publicLink.revoke", kind, target_id).await?;
+    }
+    tx.commit().await?;
     Ok(state_of(None))
+}
+
+/// An audit entry in the project's organization: opening data to anyone with an address is an
+/// admin-grade action, owners see who did it.
+async fn audit(
+    tx: &mut sqlx::PgConnection,
+    project_id: &str,
+    user_id: &str,
+    action: &str,
+    kind: Kind,
+    target_id: &str,
+) -> Result<()> {
+    let org_id: String = sqlx::query_scalar("SELECT org_id FROM projects WHERE id = $1")
+        .bind(project_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let actor = storage::audit::Actor::User(user_id.to_owned());
+    let entry = storage::audit::Entry {
+        org_id: &org_id,
+        project_id: Some(project_id),
+        actor: &actor,
+        action,
+        target_type: kind.as_str(),
+        target_id,
+        details: serde_json::json!({"kind": kind.as_str()}),
+    };
+    storage::audit::record(tx, entry).await?;
+    Ok(())
 }
 
 /// The live link of a token; `NotFound` for an unknown, malformed or revoked one (the same answer,
