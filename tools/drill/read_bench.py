@@ -18,15 +18,13 @@ import base64
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-from drill import wait_for
+from bench_web import BenchWeb, logger
 
 AUTH = "Basic " + base64.b64encode(b"pk-lf-bench:sk-lf-bench").decode()
 USER = ("bench@example.com", "bench user password")  # the first user, owner of the bench project
@@ -38,14 +36,7 @@ WORDS = ("the model answer context user query document retrieval token latency p
          "summary agent tool call result error retry stream chunk embedding score rank filter span trace").split()
 
 
-def log(message):
-    print(f"[read-bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+log = logger("read-bench")
 
 
 def ms(at):
@@ -56,39 +47,14 @@ def ms(at):
 class Bench:
     def __init__(self, args):
         self.args = args
-        self.env = dict(line.split("=", 1) for line in open(args.env).read().split("\n") if "=" in line)
-        self.web = None
-
-    def ch(self, sql, timeout=900):
-        url = f"{self.env['CLICKHOUSE_URL']}/?database={self.args.database}"
-        request = urllib.request.Request(url, data=sql.encode(), method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.read().decode().strip()
-        except urllib.error.HTTPError as error:
-            raise SystemExit(f"read-bench: ClickHouse refused ({error.code}): {error.read().decode()[:2000]}\n{sql[:500]}")
-
-    def postgres_url(self):
-        """A Postgres database of its own, like ClickHouse's: the dev database's pk-lf-bench key already
-        belongs to the ingest bench's project `bench`, and the bootstrap refuses to move it."""
-        server, name = self.env["DATABASE_URL"].rsplit("/", 1)[0], self.args.database
-        psql = lambda sql: subprocess.run(["psql", f"{server}/postgres", "-qtAc", sql], check=True,
-                                          capture_output=True, text=True).stdout.strip()
-        if psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'") != "1":
-            psql(f"CREATE DATABASE {name}")
-        return f"{server}/{name}"
+        self.server = BenchWeb("read-bench", args.env, args.database, args.bin_dir)
+        self.ch = self.server.ch
+        self.peak_rss_mb = self.server.peak_rss_mb
+        self.stop_web = self.server.stop
 
     # --- the web server ---
     def start_web(self):
-        self.port = free_port()
-        env = dict(os.environ)
-        env.update(self.env)
-        env.update({
-            "DATABASE_URL": self.postgres_url(),
-            "CLICKHOUSE_DB": self.args.database,  # the web server creates it and runs the migrations
-            "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
-            "PORT": str(self.port),
-            "LANGFUSE_OTEL_GRPC_PORT": str(free_port()),
+        self.server.start({
             "LANGFUSE_INIT_ORG_ID": "bench-org",
             "LANGFUSE_INIT_PROJECT_ID": PROJECT,
             "LANGFUSE_INIT_PROJECT_NAME": "Bench",
@@ -96,37 +62,10 @@ class Bench:
             "LANGFUSE_INIT_PROJECT_SECRET_KEY": "sk-lf-bench",
             "LANGFUSE_INIT_USER_EMAIL": USER[0],
             "LANGFUSE_INIT_USER_PASSWORD": USER[1],
-            "SALT": "bench-salt",
             "LANGFUSE_MIGRATION_V4_WRITE_MODE": "dual",
             "LANGFUSE_MIGRATION_V4_ALLOW_PREVIEW_OPT_IN": "true",
-            "LANGFUSE_LOG_LEVEL": "warn",
         })
-        self.web = subprocess.Popen([os.path.join(self.args.bin_dir, "web")], env=env)
-
-        def healthy():
-            if self.web.poll() is not None:
-                raise SystemExit(f"read-bench: web exited with {self.web.returncode}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/public/health", timeout=2) as r:
-                    return r.status == 200
-            except OSError:
-                return False
-
-        wait_for("web to answer", healthy, 120)
-
-    def stop_web(self):
-        if self.web and self.web.poll() is None:
-            self.web.terminate()
-            try:
-                self.web.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.web.kill()
-
-    def peak_rss_mb(self):
-        for line in open(f"/proc/{self.web.pid}/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) // 1024
-        return 0
+        self.port = self.server.port
 
     # --- data ---
     def fill(self):
@@ -213,11 +152,7 @@ class Bench:
     # --- requests ---
     def sign_in(self):
         """The session cookie of the first user, for the UI's routes."""
-        body = json.dumps({"email": USER[0], "password": USER[1]}).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/ui/auth/sign-in", data=body,
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=30) as response:
-            self.cookie = response.headers["Set-Cookie"].split(";", 1)[0]
+        self.cookie = self.server.sign_in(*USER)
 
     def get(self, path, params):
         url = f"http://127.0.0.1:{self.port}{path}?{urllib.parse.urlencode(params)}"

@@ -11,68 +11,33 @@ navigation to the first rendered tree rows in Chromium (`ui/scripts/trace-open.m
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import time
-import urllib.error
 import urllib.request
 
-from drill import wait_for
+from bench_web import BenchWeb, logger
 
 PROJECT = "trace-bench"
 EMAIL = "bench@example.com"
 PASSWORD = "bench password"
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
-
-def log(message):
-    print(f"[trace-bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+log = logger("trace-bench")
 
 
 class Bench:
     def __init__(self, args):
         self.args = args
-        self.env = dict(line.split("=", 1) for line in open(args.env).read().split("\n") if "=" in line)
-        self.web = None
-        self.cookie = None
-
-    def ch(self, sql, timeout=900):
-        url = f"{self.env['CLICKHOUSE_URL']}/?database={self.args.database}"
-        request = urllib.request.Request(url, data=sql.encode(), method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.read().decode().strip()
-        except urllib.error.HTTPError as error:
-            raise SystemExit(f"trace-bench: ClickHouse refused ({error.code}): {error.read().decode()[:2000]}")
-
-    def postgres_url(self):
-        server, name = self.env["DATABASE_URL"].rsplit("/", 1)[0], self.args.database
-        psql = lambda sql: subprocess.run(["psql", f"{server}/postgres", "-qtAc", sql], check=True,
-                                          capture_output=True, text=True).stdout.strip()
-        if psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'") != "1":
-            psql(f"CREATE DATABASE {name}")
-        return f"{server}/{name}"
+        self.server = BenchWeb("trace-bench", args.env, args.database, args.bin_dir)
+        self.ch = self.server.ch
+        self.base = self.server.base
 
     def start_web(self):
         dist = os.path.abspath(os.path.join(ROOT, "ui", "dist"))
         if not os.path.isfile(os.path.join(dist, "index.html")):
             raise SystemExit("trace-bench: build the UI first (cd ui && npm ci && npm run build)")
-        self.port = free_port()
-        env = dict(os.environ)
-        env.update(self.env)
-        env.update({
-            "DATABASE_URL": self.postgres_url(),
-            "CLICKHOUSE_DB": self.args.database,
-            "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
-            "PORT": str(self.port),
-            "LANGFUSE_OTEL_GRPC_PORT": str(free_port()),
+        self.server.start({
             "LANGFUSE_INIT_ORG_ID": "trace-bench-org",
             "LANGFUSE_INIT_PROJECT_ID": PROJECT,
             "LANGFUSE_INIT_PROJECT_NAME": "Trace bench",
@@ -81,37 +46,8 @@ class Bench:
             "LANGFUSE_INIT_USER_EMAIL": EMAIL,
             "LANGFUSE_INIT_USER_PASSWORD": PASSWORD,
             "LANGFUSE_UI_DIR": dist,
-            "SALT": "bench-salt",
-            "LANGFUSE_LOG_LEVEL": "warn",
         })
-        self.web = subprocess.Popen([os.path.join(self.args.bin_dir, "web")], env=env)
-
-        def healthy():
-            if self.web.poll() is not None:
-                raise SystemExit(f"trace-bench: web exited with {self.web.returncode}")
-            try:
-                with urllib.request.urlopen(f"{self.base()}/api/public/health", timeout=2) as r:
-                    return r.status == 200
-            except OSError:
-                return False
-
-        wait_for("web to answer", healthy, 120)
-        body = json.dumps({"email": EMAIL, "password": PASSWORD}).encode()
-        request = urllib.request.Request(f"{self.base()}/api/ui/auth/sign-in", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request) as response:
-            self.cookie = response.headers["Set-Cookie"].split(";")[0]
-
-    def base(self):
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop_web(self):
-        if self.web and self.web.poll() is None:
-            self.web.terminate()
-            try:
-                self.web.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.web.kill()
+        self.cookie = self.server.sign_in(EMAIL, PASSWORD)
 
     def fill(self, size):
         """Trace `tree-<size>`: span n's parent is span (n - 1) / 10; one in three a generation."""
@@ -177,7 +113,7 @@ class Bench:
                     f"build, render, and on a first visit React's reveal of the lazily loaded page); seen by the "
                     f"test at {p50('firstRows'):.0f} ms")
         finally:
-            self.stop_web()
+            self.server.stop()
 
 
 def main():
