@@ -55,8 +55,10 @@ impl AppState {
         .with_max_resource_copied_bytes(config.ingestion.otel_resource_attributes_max_copied_bytes);
         let keys = Arc::new(crate::key_cache::KeyCache::default());
         tokio::spawn(keys.clone().listen(config.redis.clone(), shutdown.clone()));
+        let evicted = keys.clone();
         let revocations =
-            storage::key_revocations::Revocations::new(stores.redis.clone(), &stores.redis_key_prefix);
+            storage::key_revocations::Revocations::new(stores.redis.clone(), &stores.redis_key_prefix)
+                .evicting_locally(move |public_key| evicted.evict(public_key));
         Ok(Self {
             config: Arc::new(config),
             stores,

@@ -12,16 +12,28 @@ use domain::config::RedisSettings;
 
 use crate::{Error, ErrorKind, Result};
 
+/// What the process that revokes a key does at once with it (web: evict it from its key cache).
+type LocalEviction = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Where revocations are published: one channel per key prefix (per deployment).
 #[derive(Clone)]
 pub struct Revocations {
     pool: deadpool_redis::Pool,
     channel: String,
+    local: Option<LocalEviction>,
 }
 
 impl Revocations {
     pub fn new(pool: deadpool_redis::Pool, key_prefix: &str) -> Self {
-        Self { pool, channel: channel(key_prefix) }
+        Self { pool, channel: channel(key_prefix), local: None }
+    }
+
+    /// Also hands every key this process revokes to `evict` before announcing it, so the replica
+    /// that deleted a key refuses it from its very next request, not only once its own message
+    /// comes back through Redis.
+    pub fn evicting_locally(mut self, evict: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.local = Some(std::sync::Arc::new(evict));
+        self
     }
 
     /// Announces that these public keys no longer open anything. Called after the deletion is
@@ -29,6 +41,9 @@ impl Revocations {
     pub async fn publish(&self, public_keys: &[String]) -> Result<()> {
         if public_keys.is_empty() {
             return Ok(());
+        }
+        if let Some(evict) = &self.local {
+            public_keys.iter().for_each(|key| evict(key));
         }
         let mut connection =
             self.pool.get().await.map_err(|e| Error::with_source(ErrorKind::Unavailable, "redis", e))?;
