@@ -43,8 +43,7 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     serves_the_build(&api.web.base_url).await;
 
     // `LOUPE_UI_SPECS="e2e/a.spec.ts e2e/b.spec.ts"` runs only those, while working on a page.
-    #[allow(clippy::disallowed_methods)] // which specs to run is the test runner's choice, not a setting
-    let only = std::env::var("LOUPE_UI_SPECS").unwrap_or_default();
+    let only = test_support::run_option("LOUPE_UI_SPECS").unwrap_or_default();
     let only: Vec<&str> = only.split_whitespace().collect();
     run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only).await;
 }

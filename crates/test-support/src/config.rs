@@ -28,6 +28,13 @@ pub fn stack_var(name: &str) -> String {
     })
 }
 
+/// A knob of the test run itself (not of Loupe, not of the stack), when it is set; e.g.
+/// `LOUPE_UI_SPECS`, which browser specs to run.
+#[allow(clippy::disallowed_methods)] // the harness's one reader of the environment, as above
+pub fn run_option(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
+}
+
 /// The infrastructure part of a Loupe environment pointing at the test stack, with this test's
 /// own databases: hand it to a binary or to `domain::config::Config::from_env_vars`.
 pub fn stack_env(pg: &TestPostgres, ch: &TestClickHouse) -> BTreeMap<String, String> {

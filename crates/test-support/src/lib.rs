@@ -8,7 +8,7 @@ mod config;
 pub mod otlp;
 pub mod prometheus;
 
-pub use config::{S3_SETTINGS, stack_env, stack_var};
+pub use config::{S3_SETTINGS, run_option, stack_env, stack_var};
 
 use std::time::Duration;
 
