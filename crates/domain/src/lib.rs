@@ -13,5 +13,6 @@ pub mod password;
 pub mod pricing;
 pub mod score_config;
 pub mod sdk;
+pub mod secrets;
 pub mod usage;
 pub mod v3;

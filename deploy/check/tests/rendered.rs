@@ -75,7 +75,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         "secrets": {"existingSecret": "loupe-secrets", "keys": {
             "databaseUrl": "db-url", "clickhousePassword": "ch-pw", "redisConnectionString": "redis-url",
             "redisAuth": "redis-pw", "s3SecretAccessKey": "s3-key", "salt": "salt", "adminApiKey": "admin",
-            "initProjectSecretKey": "init-sk", "initUserPassword": "init-pw"}},
+            "encryptionKey": "enc", "initProjectSecretKey": "init-sk", "initUserPassword": "init-pw"}},
     });
     let secret = [
         ("db-url", "postgres://loupe:pw@pg:5432/loupe"),
@@ -85,6 +85,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         ("s3-key", "s3-secret"),
         ("salt", "pepper"),
         ("admin", "admin-token"),
+        ("enc", "0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000"),
         ("init-sk", "sk-lf-456"),
         ("init-pw", "correct horse battery"),
     ];
@@ -155,6 +156,7 @@ fn everything() -> (J, BTreeMap<String, String>, Env) {
         ("AUTH_SESSION_MAX_AGE", "60"),
         ("SALT", "pepper"),
         ("ADMIN_API_KEY", "admin-token"),
+        ("ENCRYPTION_KEY", "0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000"),
         ("LANGFUSE_LOG_LEVEL", "debug"),
         ("LANGFUSE_LOG_FORMAT", "json"),
         ("LANGFUSE_METRICS_ENABLED", "false"),

@@ -114,7 +114,7 @@ impl Config {
         let propagation = PropagationSettings::read(&vars, &mut problems);
         let backfill = BackfillSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
-        let auth = AuthSettings::read(&vars);
+        let auth = AuthSettings::read(&vars, &mut problems);
         let accounts = AccountSettings::read(&vars, &mut problems);
         let mut warnings = warnings;
         warnings.extend(auth.salt_warning());

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::secrets::{ENCRYPTION_KEY, EncryptionKey};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::Role;
@@ -389,16 +390,24 @@ impl BootstrapSettings {
 pub struct AuthSettings {
     pub salt: SecretString,
     pub admin_api_key: Option<SecretString>,
+    /// `ENCRYPTION_KEY`: encrypts the secrets Loupe stores to use later (LLM connections, export
+    /// targets). Optional until such a secret exists; each feature that stores one refuses to
+    /// without it, and startup stops when stored secrets exist but the key is unset.
+    pub encryption_key: Option<EncryptionKey>,
 }
 
 /// `SALT` values anyone can know: unset, and the placeholder of deploy/compose.yaml.
 const PUBLIC_SALTS: &[&str] = &["", "change-me-salt"];
 
 impl AuthSettings {
-    pub(super) fn read(vars: &Vars) -> Self {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Self {
+        let encryption_key = vars.get(ENCRYPTION_KEY).filter(|k| !k.trim().is_empty()).and_then(|text| {
+            EncryptionKey::parse(text).map_err(|message| problems.push(ENCRYPTION_KEY, message)).ok()
+        });
         Self {
             salt: vars.string("SALT").into(),
             admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
+            encryption_key,
         }
     }
 

@@ -366,3 +366,15 @@ fn a_public_salt_only_warns_so_keys_hashed_under_it_keep_working() {
     let config = Config::from_env_vars(Role::Worker, without).unwrap();
     assert!(config.warnings[0].starts_with("SALT is unset"), "{:?}", config.warnings);
 }
+
+#[test]
+fn encryption_key_is_optional_and_checked_when_set() {
+    assert!(load(&[]).unwrap().auth.encryption_key.is_none());
+    assert!(load(&[("ENCRYPTION_KEY", "")]).unwrap().auth.encryption_key.is_none());
+    let key = "ab".repeat(32);
+    let config = load(&[("ENCRYPTION_KEY", &key)]).unwrap();
+    let sealed = config.auth.encryption_key.as_ref().unwrap().encrypt("x");
+    assert_eq!(config.auth.encryption_key.unwrap().decrypt(&sealed).unwrap(), "x");
+    assert_eq!(refused(&[("ENCRYPTION_KEY", "not-hex")]), vec![names(&["ENCRYPTION_KEY"])]);
+    assert_eq!(refused(&[("ENCRYPTION_KEY", &"zz".repeat(32))]), vec![names(&["ENCRYPTION_KEY"])]);
+}

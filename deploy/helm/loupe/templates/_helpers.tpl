@@ -90,6 +90,7 @@ values is not referenced at all.
   (list "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY" $keys.s3SecretAccessKey true)
   (list "SALT" $keys.salt false)
   (list "ADMIN_API_KEY" $keys.adminApiKey true)
+  (list "ENCRYPTION_KEY" $keys.encryptionKey true)
   (list "LANGFUSE_INIT_PROJECT_SECRET_KEY" $keys.initProjectSecretKey true)
   (list "LANGFUSE_INIT_USER_PASSWORD" $keys.initUserPassword true)
 -}}
