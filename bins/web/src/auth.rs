@@ -8,7 +8,9 @@ use axum::http::{HeaderMap, Method};
 use secrecy::ExposeSecret;
 use subtle::ConstantTimeEq;
 
-use domain::auth::{Credentials, CredentialsError, secret_matches};
+use domain::auth::{
+    Credentials, CredentialsError, hash_secret, imported_secret_matches, is_imported_hash, secret_matches,
+};
 use domain::identity::Action;
 use resources::identity::people;
 use storage::projects::Project;
@@ -76,8 +78,8 @@ pub async fn authenticate_project(state: &AppState, headers: &HeaderMap) -> Resu
             // secret paired with another project's public key is refused.
             match key {
                 Some(key)
-                    if secret_matches(&secret_key, &key.hashed_secret_key, &state.config.auth.salt)
-                        && !expired(key.expires_at) =>
+                    if !expired(key.expires_at)
+                        && opens(state, &public_key, &secret_key, &key.hashed_secret_key).await =>
                 {
                     state.keys.note_use(&state.stores.postgres, &public_key);
                     Ok(ProjectAuth { project: key.project, public_key, user_id: None })
@@ -110,6 +112,28 @@ pub async fn authenticate_project_or_scores(
     Ok((authenticate_project(state, headers).await?, false))
 }
 
+/// Whether `secret` opens the key stored with `stored_hash`. A key imported from Langfuse v3 keeps
+/// its v3 bcrypt hash until its first successful use: that check runs off the async threads, and
+/// the hash is then replaced by Loupe's own (salted SHA-256), so only the first use pays for
+/// bcrypt (docs/takeover.md).
+async fn opens(state: &AppState, public_key: &str, secret: &str, stored_hash: &str) -> bool {
+    let salt = &state.config.auth.salt;
+    if !is_imported_hash(stored_hash) {
+        return secret_matches(secret, stored_hash, salt);
+    }
+    let (checked, hash) = (secret.to_owned(), stored_hash.to_owned());
+    let matches =
+        tokio::task::spawn_blocking(move || imported_secret_matches(&checked, &hash)).await.unwrap_or(false);
+    if matches {
+        let own = hash_secret(secret, salt);
+        match storage::api_keys::replace_secret_hash(&state.stores.postgres, public_key, stored_hash, &own).await {
+            Ok(()) => state.keys.evict(public_key),
+            Err(error) => tracing::warn!(%error, "could not replace an imported key's hash; checked again next time"),
+        }
+    }
+    matches
+}
+
 fn expired(expires_at: Option<chrono::DateTime<chrono::Utc>>) -> bool {
     expires_at.is_some_and(|at| at <= chrono::Utc::now())
 }
@@ -139,13 +163,12 @@ impl FromRequestParts<AppState> for OrganizationAuth {
         let Credentials::Basic { public_key, secret_key } = credentials(&parts.headers)? else {
             return Err(ApiError::unauthorized(INVALID_CREDENTIALS));
         };
-        let salt = &state.config.auth.salt;
         // Organization keys are not cached: these routes are rare, and a deleted key must fail on
         // its next request everywhere.
         if let Some(key) =
             storage::api_keys::find_organization_key(&state.stores.postgres, &public_key).await?
         {
-            if secret_matches(&secret_key, &key.hashed_secret_key, salt) && !expired(key.expires_at) {
+            if !expired(key.expires_at) && opens(state, &public_key, &secret_key, &key.hashed_secret_key).await {
                 state.keys.note_use(&state.stores.postgres, &public_key);
                 return Ok(Self { org_id: key.org_id, public_key });
             }

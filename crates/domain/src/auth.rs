@@ -19,9 +19,23 @@ pub fn hash_secret(secret: &str, salt: &SecretString) -> String {
     hex(&hasher.finalize())
 }
 
-/// Whether `secret` matches `stored_hash`, in time independent of where they differ.
+/// Whether `secret` matches `stored_hash`, in time independent of where they differ. An imported
+/// key's bcrypt hash never matches here: checking one is slow, so callers check it off the async
+/// threads with [`imported_secret_matches`] (see [`is_imported_hash`]).
 pub fn secret_matches(secret: &str, stored_hash: &str, salt: &SecretString) -> bool {
     hash_secret(secret, salt).as_bytes().ct_eq(stored_hash.as_bytes()).into()
+}
+
+/// Whether a stored secret hash is one imported from Langfuse v3 (its bcrypt `hashed_secret_key`,
+/// which needs no salt), to be replaced by Loupe's own hash after its first successful use.
+pub fn is_imported_hash(stored_hash: &str) -> bool {
+    crate::password::is_bcrypt(stored_hash)
+}
+
+/// Checks a secret against an imported bcrypt hash: tens of milliseconds, so run it off the async
+/// threads, once per key (the caller then stores [`hash_secret`] in its place).
+pub fn imported_secret_matches(secret: &str, stored_hash: &str) -> bool {
+    is_imported_hash(stored_hash) && bcrypt::verify(secret, stored_hash).unwrap_or(false)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -88,6 +102,16 @@ mod tests {
         assert!(secret_matches("sk-lf-1", &h, &salt("a")));
         assert!(!secret_matches("sk-lf-2", &h, &salt("a")));
         assert!(!secret_matches("sk-lf-1", &h, &salt("b")));
+    }
+
+    #[test]
+    fn imported_hashes_need_the_slow_check() {
+        let imported = bcrypt::hash("sk-lf-v3", 4).unwrap();
+        assert!(is_imported_hash(&imported));
+        assert!(!secret_matches("sk-lf-v3", &imported, &salt("a")), "never on the fast path");
+        assert!(imported_secret_matches("sk-lf-v3", &imported));
+        assert!(!imported_secret_matches("sk-lf-v4", &imported));
+        assert!(!is_imported_hash(&hash_secret("sk-lf-v3", &salt("a"))));
     }
 
     #[test]

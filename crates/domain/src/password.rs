@@ -1,6 +1,7 @@
 //! Sign-in passwords: argon2id hashes in PHC format, checked in constant time, and the rules a new
 //! password must meet. Hashing is deliberately slow (tens of milliseconds): callers run it off the
-//! async threads.
+//! async threads. A bcrypt hash imported from Langfuse v3 (`worker import-langfuse`) is checked too,
+//! and replaced by an argon2id hash at the person's next successful sign-in ([`needs_rehash`]).
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -33,10 +34,24 @@ pub fn hash_password(password: &str, salt: &[u8; 16]) -> Result<String, String> 
     hasher().hash_password(password.as_bytes(), &salt).map(|hash| hash.to_string()).map_err(|e| e.to_string())
 }
 
-/// Whether `password` matches the stored PHC string; the comparison is constant-time. A malformed
-/// stored hash matches nothing.
+/// Whether `password` matches the stored hash (an argon2id PHC string, or a bcrypt hash imported
+/// from Langfuse v3); the comparison is constant-time. A malformed stored hash matches nothing.
 pub fn verify_password(password: &str, stored: &str) -> bool {
+    if is_bcrypt(stored) {
+        return bcrypt::verify(password, stored).unwrap_or(false);
+    }
     PasswordHash::new(stored).is_ok_and(|hash| hasher().verify_password(password.as_bytes(), &hash).is_ok())
+}
+
+/// Whether a stored hash is a bcrypt hash (`$2a$`, `$2b$`, `$2y$`): the form Langfuse v3 keeps
+/// passwords and API secret keys in.
+pub fn is_bcrypt(stored: &str) -> bool {
+    stored.starts_with("$2") && stored.len() == 60
+}
+
+/// Whether a hash that just verified should be replaced by an argon2id one (it was imported).
+pub fn needs_rehash(stored: &str) -> bool {
+    is_bcrypt(stored)
 }
 
 /// A hash to check a password against when the account does not exist, so a sign-in for an unknown
@@ -60,6 +75,17 @@ mod tests {
         assert!(!verify_password("correct horsE", &one));
         assert!(!verify_password("correct horse", "not a hash"));
         assert!(!verify_password("x", decoy_hash()));
+    }
+
+    #[test]
+    fn imported_bcrypt_hashes_verify_and_ask_for_a_rehash() {
+        let imported = bcrypt::hash("v3 password", 4).unwrap();
+        assert!(is_bcrypt(&imported) && needs_rehash(&imported), "{imported}");
+        assert!(verify_password("v3 password", &imported));
+        assert!(!verify_password("v3 passworD", &imported));
+        let argon = hash_password("v3 password", &[3; 16]).unwrap();
+        assert!(!needs_rehash(&argon));
+        assert!(!verify_password("x", "$2b$04$not-a-real-hash"));
     }
 
     #[test]

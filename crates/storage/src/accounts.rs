@@ -61,6 +61,18 @@ pub async fn set_password(pool: &PgPool, user_id: &str, password_hash: &str) -> 
     Ok(())
 }
 
+/// Replaces a password hash by another of the same password (an imported bcrypt hash by argon2id),
+/// if it is still `old`; sessions stay.
+pub async fn replace_password_hash(pool: &PgPool, user_id: &str, old: &str, new: &str) -> Result<()> {
+    sqlx::query("UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2")
+        .bind(user_id)
+        .bind(old)
+        .bind(new)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 /// A live session with its user.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Session {

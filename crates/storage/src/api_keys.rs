@@ -184,3 +184,15 @@ mod tests {
         assert_ne!(sk1.expose_secret(), sk2.expose_secret());
     }
 }
+
+/// Replaces a key's secret hash by Loupe's own once an imported (Langfuse v3 bcrypt) hash has
+/// verified, if it is still `old` (another replica may have done it first).
+pub async fn replace_secret_hash(pool: &PgPool, public_key: &str, old: &str, new: &str) -> Result<()> {
+    sqlx::query("UPDATE api_keys SET hashed_secret_key = $3 WHERE public_key = $1 AND hashed_secret_key = $2")
+        .bind(public_key)
+        .bind(old)
+        .bind(new)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

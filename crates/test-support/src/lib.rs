@@ -5,6 +5,7 @@
 //! other's rows.
 
 mod config;
+pub mod langfuse_v3;
 pub mod otlp;
 pub mod prometheus;
 

@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use utoipa::ToSchema;
 
 use domain::auth::hash_secret;
-use domain::password::{check_new_password, decoy_hash, hash_password, verify_password};
+use domain::password::{check_new_password, decoy_hash, hash_password, needs_rehash, verify_password};
 use storage::login_attempts::{Limits, LoginAttempts};
 
 use crate::Error;
@@ -157,11 +157,18 @@ pub async fn sign_in(
     // answer takes as long as for a wrong password.
     let hash =
         stored.as_ref().and_then(|c| c.password_hash.clone()).unwrap_or_else(|| decoy_hash().to_owned());
-    let matches = verified(request.password, hash).await;
+    let password = request.password;
+    let matches = verified(password.clone(), hash.clone()).await;
     let Some(user_id) = stored.filter(|c| matches && c.password_hash.is_some()).map(|c| c.id) else {
         attempts.record_failure(&email, address, LIMITS).await?;
         return Err(SignInError::Invalid);
     };
+    // A hash imported from Langfuse v3 (bcrypt) is replaced by argon2id now that the password is
+    // known; only if it is still the one just checked, so a concurrent change of password wins.
+    if needs_rehash(&hash) {
+        let upgraded = hashed(password).await?;
+        storage::accounts::replace_password_hash(pool, &user_id, &hash, &upgraded).await?;
+    }
     attempts.clear_account(&email).await?;
     // Sessions nobody signs out of would pile up: a sign-in sweeps the expired ones.
     storage::accounts::delete_expired_sessions(pool).await?;

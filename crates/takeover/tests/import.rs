@@ -1,0 +1,171 @@
+//! The import as a library against real databases: a v3 database built from Langfuse's schema
+//! (`test_support::langfuse_v3`), Loupe's migrated schema, the import, then what Loupe's tables
+//! hold; a re-run changes nothing, a dry run writes nothing, an unknown schema version is refused.
+
+#![allow(clippy::unwrap_used)]
+
+use secrecy::SecretString;
+use sqlx::PgPool;
+
+use domain::secrets::EncryptionKey;
+use takeover::{ImportError, NEWEST_SUPPORTED, Options, Report};
+use test_support::{TestPostgres, langfuse_v3};
+
+const V3_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+
+async fn loupe() -> (TestPostgres, PgPool) {
+    let db = TestPostgres::create().await;
+    let pool = db.pool().await;
+    storage::postgres::MIGRATOR.run(&pool).await.unwrap();
+    (db, pool)
+}
+
+fn options(source: &TestPostgres, dry_run: bool) -> Options {
+    Options {
+        source_url: source.url.clone(),
+        v3_salt: SecretString::from("v3-salt"),
+        v3_encryption_key: Some(EncryptionKey::parse(V3_KEY).unwrap()),
+        loupe_salt: SecretString::from("loupe-salt"),
+        dry_run,
+        page_rows: 2,
+    }
+}
+
+async fn import(target: &PgPool, options: &Options) -> Report {
+    let mut lines = Vec::new();
+    let report = takeover::run(target, options, &mut |line: &str| lines.push(line.to_owned())).await.unwrap();
+    assert!(lines.iter().any(|l| l.starts_with("prompts: ")), "progress per table: {lines:?}");
+    report
+}
+
+async fn count(pool: &PgPool, table: &str) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}"))).fetch_one(pool).await.unwrap()
+}
+
+#[tokio::test]
+async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
+    let source = langfuse_v3::source().await;
+    let v3 = source.pool().await;
+    // An LLM connection, encrypted with v3's ENCRYPTION_KEY: reported, and it checks the key.
+    let secret = EncryptionKey::parse(V3_KEY).unwrap().encrypt("sk-openai");
+    sqlx::query("INSERT INTO llm_api_keys (id, provider, adapter, display_secret_key, secret_key, project_id) \
+                 VALUES ('llm-1', 'openai', 'openai', '...enai', $1, 'proj-v3')")
+        .bind(secret)
+        .execute(&v3)
+        .await
+        .unwrap();
+    let (_db, loupe) = loupe().await;
+    // A Loupe user already has one of the v3 addresses, under another id.
+    sqlx::query("INSERT INTO users (id, email) VALUES ('loupe-clash', 'CLASH@acme.test')").execute(&loupe).await.unwrap();
+
+    let dry = import(&loupe, &options(&source, true)).await;
+    assert!(dry.dry_run);
+    assert_eq!(count(&loupe, "organizations").await, 0, "a dry run writes nothing");
+    assert_eq!(count(&loupe, "prompts").await, 0);
+    assert_eq!(dry.table("prompts").unwrap().inserted, 3, "{}", dry.render());
+
+    let first = import(&loupe, &options(&source, false)).await;
+    let text = first.render();
+    assert_eq!(dry.table("dataset_item_versions").unwrap().inserted, first.table("dataset_item_versions").unwrap().inserted);
+    for (table, new) in [
+        ("organizations", 1),
+        ("projects", 1),
+        ("users", 2),
+        ("organization_memberships", 2),
+        ("project_memberships", 1),
+        ("api_keys", 2),
+        ("prompts", 3),
+        ("datasets", 1),
+        ("dataset_item_versions", 5),
+        ("dataset_runs", 1),
+        ("dataset_run_items", 2),
+        ("score_configs", 2),
+        ("comments", 2),
+        ("models", 1),
+        ("media", 1),
+        ("media_links", 2),
+        ("annotation_queues", 1),
+        ("annotation_queue_items", 2),
+        ("annotation_queue_assignments", 1),
+        ("dashboard_widgets", 1),
+        ("dashboards", 1),
+    ] {
+        assert_eq!(first.table(table).unwrap().inserted, new, "{table}:\n{text}");
+    }
+    assert!(text.contains("skipped proj-gone: deleted in v3"), "{text}");
+    assert!(text.contains("skipped clash@acme.test: a Loupe user with another id has this email address"), "{text}");
+    assert!(text.contains("skipped pk-lf-v3-gone: its project is not imported"), "{text}");
+    assert!(text.contains("a widget over v3's TRACES view"), "{text}");
+    assert!(text.contains("llm_api_keys                   1 rows, skipped: not yet supported"), "{text}");
+    assert!(text.contains("--encryption-key decrypts v3's stored secrets"), "{text}");
+
+    // What Loupe holds: ids, hashes and shapes as the API reads them.
+    let (hash, org, scope): (String, Option<String>, String) =
+        sqlx::query_as("SELECT hashed_secret_key, org_id, scope FROM api_keys WHERE public_key = 'pk-lf-v3-org'")
+            .fetch_one(&loupe)
+            .await
+            .unwrap();
+    assert!(hash.starts_with("$2") && org.as_deref() == Some("org-v3") && scope == "ORGANIZATION");
+    assert!(domain::auth::imported_secret_matches(langfuse_v3::ORG_SECRET_KEY, &hash));
+    let (password,): (Option<String>,) =
+        sqlx::query_as("SELECT password_hash FROM users WHERE id = 'u-pw'").fetch_one(&loupe).await.unwrap();
+    assert!(domain::password::verify_password(langfuse_v3::PASSWORD, &password.unwrap()));
+    let (sso,): (Option<String>,) =
+        sqlx::query_as("SELECT password_hash FROM users WHERE id = 'u-sso'").fetch_one(&loupe).await.unwrap();
+    assert_eq!(sso, None, "an SSO-only user has no password");
+    let (prices, models): (serde_json::Value, i64) = sqlx::query_as(
+        "SELECT prices, (SELECT count(*) FROM models WHERE project_id IS NOT NULL) FROM models WHERE id = 'mdl-custom'",
+    )
+    .fetch_one(&loupe)
+    .await
+    .unwrap();
+    assert_eq!((prices["input"].as_f64(), prices["output"].as_f64(), models), (Some(1e-6), Some(4e-6), 1));
+    let (placements,): (serde_json::Value,) =
+        sqlx::query_as("SELECT definition FROM dashboards WHERE id = 'dash-1'").fetch_one(&loupe).await.unwrap();
+    assert_eq!(placements["widgets"][0]["width"], 6);
+    assert_eq!(placements["widgets"][0]["height"], 4);
+    let (version,): (String,) = sqlx::query_as(
+        "SELECT to_char(dataset_item_version AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM dataset_run_items WHERE id = 'ri-1'",
+    )
+    .fetch_one(&loupe)
+    .await
+    .unwrap();
+    assert_eq!(version, "2025-02-06 10:00", "the item version current when the run item was written");
+    let (retention, metadata): (Option<i32>, serde_json::Value) =
+        sqlx::query_as("SELECT retention_days, metadata FROM projects WHERE id = 'proj-v3'").fetch_one(&loupe).await.unwrap();
+    assert_eq!((retention, metadata), (Some(30), serde_json::json!({"team": "ml"})));
+
+    // A re-run writes nothing; after a change in v3, exactly that row.
+    let again = import(&loupe, &options(&source, false)).await;
+    assert_eq!(again.written(), 0, "{}", again.render());
+    sqlx::query("UPDATE prompts SET tags = '{onboarding,v2}', updated_at = '2025-04-01' WHERE name = 'greeting'")
+        .execute(&v3)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO comments (id, project_id, object_type, object_id, content) VALUES ('cm-3', 'proj-v3', 'SESSION', 's-1', 'new')")
+        .execute(&v3)
+        .await
+        .unwrap();
+    let changed = import(&loupe, &options(&source, false)).await;
+    assert_eq!((changed.table("prompts").unwrap().updated, changed.table("comments").unwrap().inserted), (2, 1));
+    assert_eq!(changed.written(), 3, "{}", changed.render());
+}
+
+#[tokio::test]
+async fn an_unknown_schema_version_is_refused() {
+    let source = langfuse_v3::source().await;
+    let v3 = source.pool().await;
+    sqlx::query(
+        "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name) \
+         VALUES ('99', 'x', now(), '20990101000000_from_the_future')",
+    )
+    .execute(&v3)
+    .await
+    .unwrap();
+    let (_db, loupe) = loupe().await;
+    let error = takeover::run(&loupe, &options(&source, false), &mut |_: &str| {}).await.unwrap_err();
+    assert!(matches!(error, ImportError::UnsupportedVersion { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("20990101000000_from_the_future") && message.contains(NEWEST_SUPPORTED), "{message}");
+    assert_eq!(count(&loupe, "organizations").await, 0);
+}
