@@ -35,6 +35,7 @@ mod real_clients;
 mod sdk_parity;
 mod sessions;
 mod sessions_settings;
+mod takeover;
 mod trace_attributes;
 mod trace_deletion;
 mod ui;

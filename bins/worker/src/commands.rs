@@ -6,8 +6,8 @@ use anyhow::Context;
 use domain::config::Config;
 use service::Stores;
 
-const USAGE: &str =
-    "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry]";
+const USAGE: &str = "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry \
+     | import-langfuse --from POSTGRES_URL --salt V3_SALT [--encryption-key V3_ENCRYPTION_KEY] [--dry-run]]";
 
 pub enum Command {
     /// Run the worker.
@@ -19,6 +19,13 @@ pub enum Command {
         project: Option<String>,
     },
     BackfillRetry,
+    /// `import-langfuse`: a Langfuse v3 PostgreSQL database into Loupe's (docs/takeover.md).
+    ImportLangfuse {
+        from: String,
+        salt: String,
+        encryption_key: Option<String>,
+        dry_run: bool,
+    },
 }
 
 /// Parses the arguments after the program name; `Err` carries the message for exit code 2.
@@ -40,11 +47,24 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             (Command::VerifyMigration { project: flag("--project")? }, &["--project"][..])
         }
         Some("backfill-retry") => (Command::BackfillRetry, &[][..]),
+        Some("import-langfuse") => {
+            let required = |name: &str| flag(name)?.ok_or(format!("import-langfuse needs {name}\n{USAGE}"));
+            let command = Command::ImportLangfuse {
+                from: required("--from")?,
+                salt: required("--salt")?,
+                encryption_key: flag("--encryption-key")?,
+                dry_run: args.iter().any(|a| a == "--dry-run"),
+            };
+            (command, &["--from", "--salt", "--encryption-key"][..])
+        }
         Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
     };
     let (command, flags) = command;
     let mut rest = args[1..].iter();
     while let Some(arg) = rest.next() {
+        if arg == "--dry-run" && matches!(command, Command::ImportLangfuse { .. }) {
+            continue;
+        }
         if !flags.contains(&arg.as_str()) {
             return Err(format!("unexpected argument {arg:?}\n{USAGE}"));
         }
@@ -89,6 +109,31 @@ pub async fn run(command: Command, config: &Config) -> anyhow::Result<i32> {
                 println!("{name}: back to pending; the worker resumes it from its saved cursor");
             }
             Ok(0)
+        }
+        Command::ImportLangfuse { from, salt, encryption_key, dry_run } => {
+            let v3_encryption_key = encryption_key
+                .map(|key| domain::secrets::EncryptionKey::parse(&key))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--encryption-key: {e}"))?;
+            let options = takeover::Options {
+                source_url: from,
+                v3_salt: salt.into(),
+                v3_encryption_key,
+                loupe_salt: config.auth.salt.clone(),
+                dry_run,
+                page_rows: takeover::DEFAULT_PAGE_ROWS,
+            };
+            // Progress on stderr, the report on stdout.
+            match takeover::run(&stores.postgres, &options, &mut |line: &str| eprintln!("{line}")).await {
+                Ok(report) => {
+                    print!("{}", report.render());
+                    Ok(0)
+                }
+                Err(error) => {
+                    eprintln!("import-langfuse: {error}");
+                    Ok(1)
+                }
+            }
         }
     }
 }

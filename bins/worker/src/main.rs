@@ -1,5 +1,6 @@
 //! `worker`: background processing (ingestion, propagation, backfill) and its health endpoint,
-//! plus the operator subcommands (`migration-status`, `verify-migration`, `backfill-retry`).
+//! plus the operator subcommands (`migration-status`, `verify-migration`, `backfill-retry`,
+//! `import-langfuse`).
 
 use domain::config::Role;
 
