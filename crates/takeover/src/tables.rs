@@ -314,6 +314,14 @@ pub const TABLES: &[Table] = &[
                 "its dataset is not imported",
             ),
             ("s.valid_to IS NOT NULL AND s.valid_to <= s.valid_from", "a version that ends before it starts"),
+            // Loupe wrote a newer version since the last import (one this page does not close).
+            (
+                "s.valid_to IS NULL AND EXISTS (SELECT 1 FROM dataset_item_versions t WHERE t.project_id = s.project_id \
+                 AND t.id = s.id AND t.valid_to IS NULL AND t.valid_from <> s.valid_from AND NOT EXISTS (SELECT 1 \
+                 FROM s o WHERE o.project_id = t.project_id AND o.id = t.id AND o.valid_from = t.valid_from \
+                 AND o.valid_to IS NOT NULL))",
+                "Loupe has a newer version of this item",
+            ),
         ],
     },
     Table {

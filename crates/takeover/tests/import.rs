@@ -146,9 +146,40 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
         .execute(&v3)
         .await
         .unwrap();
+    // v3 edits an item as it does: the current version closes, a new one starts.
+    sqlx::raw_sql(
+        "UPDATE dataset_items SET valid_to = '2025-04-02' WHERE id = 'item-2' AND valid_to IS NULL; \
+         INSERT INTO dataset_items (id, project_id, status, input, dataset_id, created_at, updated_at, valid_from) \
+         VALUES ('item-2', 'proj-v3', 'ACTIVE', '{\"q\": \"pricing, again?\"}', 'ds-qa', '2025-02-05 10:02:00', \
+         '2025-04-02', '2025-04-02')",
+    )
+    .execute(&v3)
+    .await
+    .unwrap();
     let changed = import(&loupe, &options(&source, false)).await;
     assert_eq!((changed.table("prompts").unwrap().updated, changed.table("comments").unwrap().inserted), (2, 1));
-    assert_eq!(changed.written(), 3, "{}", changed.render());
+    let items = changed.table("dataset_item_versions").unwrap();
+    assert_eq!((items.updated, items.inserted), (1, 1), "{}", changed.render());
+    assert_eq!(changed.written(), 5, "{}", changed.render());
+    let current: serde_json::Value = sqlx::query_scalar(
+        "SELECT input FROM dataset_item_versions WHERE id = 'item-2' AND valid_to IS NULL",
+    )
+    .fetch_one(&loupe)
+    .await
+    .unwrap();
+    assert_eq!(current["q"], "pricing, again?");
+
+    // Once Loupe has written a newer version itself, a late re-run leaves Loupe's in place.
+    sqlx::raw_sql(
+        "UPDATE dataset_item_versions SET valid_to = '2025-05-01' WHERE id = 'item-2' AND valid_to IS NULL; \
+         INSERT INTO dataset_item_versions (project_id, id, dataset_id, status, input, created_at, valid_from) \
+         VALUES ('proj-v3', 'item-2', 'ds-qa', 'ACTIVE', '{\"q\": \"loupe edit\"}', '2025-02-05 10:02:00', '2025-05-01')",
+    )
+    .execute(&loupe)
+    .await
+    .unwrap();
+    let late = import(&loupe, &options(&source, false)).await;
+    assert!(late.render().contains("Loupe has a newer version of this item"), "{}", late.render());
 }
 
 #[tokio::test]
