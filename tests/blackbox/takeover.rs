@@ -16,10 +16,15 @@ use crate::sessions::Browser;
 
 async fn import(env: &BTreeMap<String, String>, source: &str, extra: &[&str]) -> String {
     let mut worker = command("worker", env);
-    worker.args(["import-langfuse", "--from", source, "--salt", "v3-salt"]).args(extra).stdout(Stdio::piped());
+    worker
+        .args(["import-langfuse", "--from", source, "--salt", "v3-salt"])
+        .args(extra)
+        .stdout(Stdio::piped());
     let output = worker.output().await.unwrap();
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned());
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    );
     assert!(output.status.success(), "import-langfuse failed:\n{stdout}\n{stderr}");
     assert!(stderr.contains("prompts: importing"), "progress per table on stderr: {stderr}");
     stdout
@@ -37,7 +42,10 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
 
     let dry = import(&stack.env, &source.url, &["--dry-run"]).await;
     assert!(dry.contains("dry run: nothing was written") && dry.contains("3 would be new"), "{dry}");
-    assert!(dry.contains("skipped clash@acme.test: a Loupe user with another id has this email address"), "{dry}");
+    assert!(
+        dry.contains("skipped clash@acme.test: a Loupe user with another id has this email address"),
+        "{dry}"
+    );
     let prompts: i64 = sqlx::query_scalar("SELECT count(*) FROM prompts").fetch_one(&loupe).await.unwrap();
     assert_eq!(prompts, 0, "a dry run writes nothing");
 
@@ -64,9 +72,14 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
 
     // What was imported reads back with its v3 ids.
     let (status, prompt) = call(&app, "GET", "/api/public/v2/prompts/greeting", &key, None).await;
-    assert_eq!((status, &prompt["version"], &prompt["config"]["model"]), (200, &json!(2), &json!("gpt-4o")), "{prompt}");
+    assert_eq!(
+        (status, &prompt["version"], &prompt["config"]["model"]),
+        (200, &json!(2), &json!("gpt-4o")),
+        "{prompt}"
+    );
     assert_eq!(prompt["id"], "pr-greet-2");
-    let (status, chat) = call(&app, "GET", "/api/public/v2/prompts/support%2Fchat?label=production", &key, None).await;
+    let (status, chat) =
+        call(&app, "GET", "/api/public/v2/prompts/support%2Fchat?label=production", &key, None).await;
     assert_eq!((status, &chat["type"]), (200, &json!("chat")), "{chat}");
     let (status, dataset) = call(&app, "GET", "/api/public/v2/datasets/qa", &key, None).await;
     assert_eq!((status, &dataset["id"]), (200, &json!("ds-qa")), "{dataset}");
@@ -89,7 +102,10 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
     let mut pat = Browser::default();
     let credentials = json!({"email": langfuse_v3::PASSWORD_EMAIL, "password": langfuse_v3::PASSWORD});
     pat.expect(&app, 200, "POST", "/api/ui/auth/sign-in", Some(credentials.clone())).await;
-    let hash: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = 'u-pw'").fetch_one(&loupe).await.unwrap();
+    let hash: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = 'u-pw'")
+        .fetch_one(&loupe)
+        .await
+        .unwrap();
     assert!(hash.starts_with("$argon2id$"), "{hash}");
     Browser::default().expect(&app, 200, "POST", "/api/ui/auth/sign-in", Some(credentials)).await;
     let me = pat.expect(&app, 200, "GET", "/api/ui/me", None).await;
@@ -102,6 +118,9 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
     }
     let (status, _) = call(&app, "GET", "/api/public/projects", &key, None).await;
     assert_eq!(status, 200);
-    let hash: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = 'u-pw'").fetch_one(&loupe).await.unwrap();
+    let hash: String = sqlx::query_scalar("SELECT password_hash FROM users WHERE id = 'u-pw'")
+        .fetch_one(&loupe)
+        .await
+        .unwrap();
     assert!(hash.starts_with("$argon2id$"), "{hash}");
 }

@@ -126,9 +126,13 @@ async fn opens(state: &AppState, public_key: &str, secret: &str, stored_hash: &s
         tokio::task::spawn_blocking(move || imported_secret_matches(&checked, &hash)).await.unwrap_or(false);
     if matches {
         let own = hash_secret(secret, salt);
-        match storage::api_keys::replace_secret_hash(&state.stores.postgres, public_key, stored_hash, &own).await {
+        match storage::api_keys::replace_secret_hash(&state.stores.postgres, public_key, stored_hash, &own)
+            .await
+        {
             Ok(()) => state.keys.evict(public_key),
-            Err(error) => tracing::warn!(%error, "could not replace an imported key's hash; checked again next time"),
+            Err(error) => {
+                tracing::warn!(%error, "could not replace an imported key's hash; checked again next time")
+            }
         }
     }
     matches
@@ -168,7 +172,9 @@ impl FromRequestParts<AppState> for OrganizationAuth {
         if let Some(key) =
             storage::api_keys::find_organization_key(&state.stores.postgres, &public_key).await?
         {
-            if !expired(key.expires_at) && opens(state, &public_key, &secret_key, &key.hashed_secret_key).await {
+            if !expired(key.expires_at)
+                && opens(state, &public_key, &secret_key, &key.hashed_secret_key).await
+            {
                 state.keys.note_use(&state.stores.postgres, &public_key);
                 return Ok(Self { org_id: key.org_id, public_key });
             }

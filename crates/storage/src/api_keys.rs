@@ -166,6 +166,20 @@ pub fn display_secret(secret: &str) -> String {
     format!("{head}...{tail}")
 }
 
+/// Replaces a key's secret hash by Loupe's own once an imported (Langfuse v3 bcrypt) hash has
+/// verified, if it is still `old` (another replica may have done it first).
+pub async fn replace_secret_hash(pool: &PgPool, public_key: &str, old: &str, new: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE api_keys SET hashed_secret_key = $3 WHERE public_key = $1 AND hashed_secret_key = $2",
+    )
+    .bind(public_key)
+    .bind(old)
+    .bind(new)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use secrecy::ExposeSecret;
@@ -183,16 +197,4 @@ mod tests {
         assert_ne!(pk1, pk2);
         assert_ne!(sk1.expose_secret(), sk2.expose_secret());
     }
-}
-
-/// Replaces a key's secret hash by Loupe's own once an imported (Langfuse v3 bcrypt) hash has
-/// verified, if it is still `old` (another replica may have done it first).
-pub async fn replace_secret_hash(pool: &PgPool, public_key: &str, old: &str, new: &str) -> Result<()> {
-    sqlx::query("UPDATE api_keys SET hashed_secret_key = $3 WHERE public_key = $1 AND hashed_secret_key = $2")
-        .bind(public_key)
-        .bind(old)
-        .bind(new)
-        .execute(pool)
-        .await?;
-    Ok(())
 }

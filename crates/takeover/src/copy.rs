@@ -30,8 +30,12 @@ pub fn statement(table: &Table) -> String {
             .collect();
         format!("CASE{cases} END")
     };
-    let updated: Vec<&str> =
-        table.columns.iter().copied().filter(|c| !table.insert_only.contains(c) && !is_key(table, c)).collect();
+    let updated: Vec<&str> = table
+        .columns
+        .iter()
+        .copied()
+        .filter(|c| !table.insert_only.contains(c) && !is_key(table, c))
+        .collect();
     let on_conflict = if updated.is_empty() {
         "DO NOTHING".to_owned()
     } else {

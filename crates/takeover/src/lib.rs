@@ -6,7 +6,7 @@
 //!   from the same snapshot and nothing can be written there.
 //! - Rows are streamed through a server-side cursor, a page at a time (`Options::page_rows`), and
 //!   each page is one upsert statement (`copy`): memory holds one page, whatever the source's size.
-//! - Each page commits on its own (parents before children, `tables::TABLES`), so an interrupted
+//! - Each page commits on its own (parents before children, `tables::all`), so an interrupted
 //!   run keeps what it did and a re-run upserts by id: new and changed rows, nothing twice. A dry
 //!   run does the same writes inside one transaction that it rolls back, so its counts are exact.
 //! - The newest applied prisma migration must be one this import knows ([`NEWEST_SUPPORTED`]).
@@ -79,13 +79,17 @@ pub async fn run(
         let table = table.to_owned();
         move |error| ImportError::Target { table: table.clone(), error }
     };
-    let mut to = PgConnection::connect_with(&target.connect_options()).await.map_err(target_error("Loupe"))?;
+    let mut to =
+        PgConnection::connect_with(&target.connect_options()).await.map_err(target_error("Loupe"))?;
     if options.dry_run {
-        sqlx::raw_sql("BEGIN; SET LOCAL TIME ZONE 'UTC'").execute(&mut to).await.map_err(target_error("Loupe"))?;
+        sqlx::raw_sql("BEGIN; SET LOCAL TIME ZONE 'UTC'")
+            .execute(&mut to)
+            .await
+            .map_err(target_error("Loupe"))?;
     }
 
     let mut report = Report { dry_run: options.dry_run, schema_version: newest, ..Report::default() };
-    for table in tables::TABLES {
+    for table in tables::all() {
         let mut line = TableReport { table: table.target.to_owned(), ..TableReport::default() };
         if let Some(missing) = table.sources.iter().find(|t| !schema.has_table(t)) {
             line.note = Some(format!("not in this v3 schema ({missing})"));
@@ -94,12 +98,12 @@ pub async fn run(
             continue;
         }
         progress(&format!("{}: importing", table.target));
-        copy_table(&mut from, &mut to, table, &schema, options, &mut line, progress)
-            .await
-            .map_err(|e| match e {
+        copy_table(&mut from, &mut to, table, &schema, options, &mut line, progress).await.map_err(|e| {
+            match e {
                 Failure::Source(error) => ImportError::Source(error),
                 Failure::Target(error) => ImportError::Target { table: table.target.to_owned(), error },
-            })?;
+            }
+        })?;
         progress(&format!("{}: {}", table.target, line.summary(options.dry_run)));
         report.tables.push(line);
     }
@@ -141,7 +145,8 @@ async fn copy_table(
     progress: &mut (dyn FnMut(&str) + Send),
 ) -> Result<(), Failure> {
     let select = (table.select)(schema);
-    let declare = format!("DECLARE loupe_import NO SCROLL CURSOR FOR SELECT to_jsonb(r)::text FROM ({select}) r");
+    let declare =
+        format!("DECLARE loupe_import NO SCROLL CURSOR FOR SELECT to_jsonb(r)::text FROM ({select}) r");
     sqlx::raw_sql(sqlx::AssertSqlSafe(declare)).execute(&mut *from).await.map_err(Failure::Source)?;
     let fetch = format!("FETCH FORWARD {} FROM loupe_import", options.page_rows.max(1));
     let statement = copy::statement(table);
@@ -158,7 +163,10 @@ async fn copy_table(
         let read = rows.len() as u64;
         drop(rows);
         if !options.dry_run {
-            sqlx::raw_sql("BEGIN; SET LOCAL TIME ZONE 'UTC'").execute(&mut *to).await.map_err(Failure::Target)?;
+            sqlx::raw_sql("BEGIN; SET LOCAL TIME ZONE 'UTC'")
+                .execute(&mut *to)
+                .await
+                .map_err(Failure::Target)?;
         }
         let outcome = match copy::write_page(&mut *to, &statement, &page).await {
             Ok(outcome) => outcome,
@@ -200,7 +208,8 @@ async fn check_version(from: &mut PgConnection) -> Result<String, ImportError> {
     .fetch_one(&mut *from)
     .await
     .map_err(source)?;
-    let newest = newest.ok_or_else(|| ImportError::NotLangfuse("no Langfuse migration has been applied".to_owned()))?;
+    let newest = newest
+        .ok_or_else(|| ImportError::NotLangfuse("no Langfuse migration has been applied".to_owned()))?;
     if newest.as_str() > NEWEST_SUPPORTED {
         return Err(ImportError::UnsupportedVersion { found: newest, newest: NEWEST_SUPPORTED });
     }
@@ -255,13 +264,18 @@ async fn encryption_key_note(
     if !schema.has("llm_api_keys", "secret_key") {
         return Ok("--encryption-key not checked: the source stores no encrypted secret".to_owned());
     }
-    let sample: Option<String> = sqlx::query_scalar("SELECT secret_key FROM llm_api_keys ORDER BY id LIMIT 1")
-        .fetch_optional(&mut *from)
-        .await
-        .map_err(source)?;
+    let sample: Option<String> =
+        sqlx::query_scalar("SELECT secret_key FROM llm_api_keys ORDER BY id LIMIT 1")
+            .fetch_optional(&mut *from)
+            .await
+            .map_err(source)?;
     Ok(match sample {
         None => "--encryption-key not checked: the source stores no encrypted secret".to_owned(),
-        Some(stored) if key.decrypt(&stored).is_ok() => "--encryption-key decrypts v3's stored secrets".to_owned(),
-        Some(_) => "--encryption-key does NOT decrypt v3's stored secrets: it is not v3's ENCRYPTION_KEY".to_owned(),
+        Some(stored) if key.decrypt(&stored).is_ok() => {
+            "--encryption-key decrypts v3's stored secrets".to_owned()
+        }
+        Some(_) => {
+            "--encryption-key does NOT decrypt v3's stored secrets: it is not v3's ENCRYPTION_KEY".to_owned()
+        }
     })
 }

@@ -86,7 +86,8 @@ impl Report {
                 let _ = writeln!(out, "      skipped {row}: {reason}");
             }
             if table.skipped > table.skips.len() as u64 {
-                let _ = writeln!(out, "      … and {} more skipped", table.skipped - table.skips.len() as u64);
+                let _ =
+                    writeln!(out, "      … and {} more skipped", table.skipped - table.skips.len() as u64);
             }
         }
         if !self.not_imported.is_empty() {

@@ -39,7 +39,10 @@ async fn import(target: &PgPool, options: &Options) -> Report {
 }
 
 async fn count(pool: &PgPool, table: &str) -> i64 {
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}"))).fetch_one(pool).await.unwrap()
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
+        .fetch_one(pool)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -48,15 +51,20 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     let v3 = source.pool().await;
     // An LLM connection, encrypted with v3's ENCRYPTION_KEY: reported, and it checks the key.
     let secret = EncryptionKey::parse(V3_KEY).unwrap().encrypt("sk-openai");
-    sqlx::query("INSERT INTO llm_api_keys (id, provider, adapter, display_secret_key, secret_key, project_id) \
-                 VALUES ('llm-1', 'openai', 'openai', '...enai', $1, 'proj-v3')")
-        .bind(secret)
-        .execute(&v3)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO llm_api_keys (id, provider, adapter, display_secret_key, secret_key, project_id) \
+                 VALUES ('llm-1', 'openai', 'openai', '...enai', $1, 'proj-v3')",
+    )
+    .bind(secret)
+    .execute(&v3)
+    .await
+    .unwrap();
     let (_db, loupe) = loupe().await;
     // A Loupe user already has one of the v3 addresses, under another id.
-    sqlx::query("INSERT INTO users (id, email) VALUES ('loupe-clash', 'CLASH@acme.test')").execute(&loupe).await.unwrap();
+    sqlx::query("INSERT INTO users (id, email) VALUES ('loupe-clash', 'CLASH@acme.test')")
+        .execute(&loupe)
+        .await
+        .unwrap();
 
     let dry = import(&loupe, &options(&source, true)).await;
     assert!(dry.dry_run);
@@ -66,7 +74,10 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
 
     let first = import(&loupe, &options(&source, false)).await;
     let text = first.render();
-    assert_eq!(dry.table("dataset_item_versions").unwrap().inserted, first.table("dataset_item_versions").unwrap().inserted);
+    assert_eq!(
+        dry.table("dataset_item_versions").unwrap().inserted,
+        first.table("dataset_item_versions").unwrap().inserted
+    );
     for (table, new) in [
         ("organizations", 1),
         ("projects", 1),
@@ -93,18 +104,22 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
         assert_eq!(first.table(table).unwrap().inserted, new, "{table}:\n{text}");
     }
     assert!(text.contains("skipped proj-gone: deleted in v3"), "{text}");
-    assert!(text.contains("skipped clash@acme.test: a Loupe user with another id has this email address"), "{text}");
+    assert!(
+        text.contains("skipped clash@acme.test: a Loupe user with another id has this email address"),
+        "{text}"
+    );
     assert!(text.contains("skipped pk-lf-v3-gone: its project is not imported"), "{text}");
     assert!(text.contains("a widget over v3's TRACES view"), "{text}");
     assert!(text.contains("llm_api_keys                   1 rows, skipped: not yet supported"), "{text}");
     assert!(text.contains("--encryption-key decrypts v3's stored secrets"), "{text}");
 
     // What Loupe holds: ids, hashes and shapes as the API reads them.
-    let (hash, org, scope): (String, Option<String>, String) =
-        sqlx::query_as("SELECT hashed_secret_key, org_id, scope FROM api_keys WHERE public_key = 'pk-lf-v3-org'")
-            .fetch_one(&loupe)
-            .await
-            .unwrap();
+    let (hash, org, scope): (String, Option<String>, String) = sqlx::query_as(
+        "SELECT hashed_secret_key, org_id, scope FROM api_keys WHERE public_key = 'pk-lf-v3-org'",
+    )
+    .fetch_one(&loupe)
+    .await
+    .unwrap();
     assert!(hash.starts_with("$2") && org.as_deref() == Some("org-v3") && scope == "ORGANIZATION");
     assert!(domain::auth::imported_secret_matches(langfuse_v3::ORG_SECRET_KEY, &hash));
     let (password,): (Option<String>,) =
@@ -121,7 +136,10 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     .unwrap();
     assert_eq!((prices["input"].as_f64(), prices["output"].as_f64(), models), (Some(1e-6), Some(4e-6), 1));
     let (placements,): (serde_json::Value,) =
-        sqlx::query_as("SELECT definition FROM dashboards WHERE id = 'dash-1'").fetch_one(&loupe).await.unwrap();
+        sqlx::query_as("SELECT definition FROM dashboards WHERE id = 'dash-1'")
+            .fetch_one(&loupe)
+            .await
+            .unwrap();
     assert_eq!(placements["widgets"][0]["width"], 6);
     assert_eq!(placements["widgets"][0]["height"], 4);
     let (version,): (String,) = sqlx::query_as(
@@ -132,16 +150,21 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     .unwrap();
     assert_eq!(version, "2025-02-06 10:00", "the item version current when the run item was written");
     let (retention, metadata): (Option<i32>, serde_json::Value) =
-        sqlx::query_as("SELECT retention_days, metadata FROM projects WHERE id = 'proj-v3'").fetch_one(&loupe).await.unwrap();
+        sqlx::query_as("SELECT retention_days, metadata FROM projects WHERE id = 'proj-v3'")
+            .fetch_one(&loupe)
+            .await
+            .unwrap();
     assert_eq!((retention, metadata), (Some(30), serde_json::json!({"team": "ml"})));
 
     // A re-run writes nothing; after a change in v3, exactly that row.
     let again = import(&loupe, &options(&source, false)).await;
     assert_eq!(again.written(), 0, "{}", again.render());
-    sqlx::query("UPDATE prompts SET tags = '{onboarding,v2}', updated_at = '2025-04-01' WHERE name = 'greeting'")
-        .execute(&v3)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE prompts SET tags = '{onboarding,v2}', updated_at = '2025-04-01' WHERE name = 'greeting'",
+    )
+    .execute(&v3)
+    .await
+    .unwrap();
     sqlx::query("INSERT INTO comments (id, project_id, object_type, object_id, content) VALUES ('cm-3', 'proj-v3', 'SESSION', 's-1', 'new')")
         .execute(&v3)
         .await
@@ -157,7 +180,10 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     .await
     .unwrap();
     let changed = import(&loupe, &options(&source, false)).await;
-    assert_eq!((changed.table("prompts").unwrap().updated, changed.table("comments").unwrap().inserted), (2, 1));
+    assert_eq!(
+        (changed.table("prompts").unwrap().updated, changed.table("comments").unwrap().inserted),
+        (2, 1)
+    );
     let items = changed.table("dataset_item_versions").unwrap();
     assert_eq!((items.updated, items.inserted), (1, 1), "{}", changed.render());
     assert_eq!(changed.written(), 5, "{}", changed.render());
@@ -197,6 +223,9 @@ async fn an_unknown_schema_version_is_refused() {
     let error = takeover::run(&loupe, &options(&source, false), &mut |_: &str| {}).await.unwrap_err();
     assert!(matches!(error, ImportError::UnsupportedVersion { .. }), "{error}");
     let message = error.to_string();
-    assert!(message.contains("20990101000000_from_the_future") && message.contains(NEWEST_SUPPORTED), "{message}");
+    assert!(
+        message.contains("20990101000000_from_the_future") && message.contains(NEWEST_SUPPORTED),
+        "{message}"
+    );
     assert_eq!(count(&loupe, "organizations").await, 0);
 }

@@ -1,204 +1,9 @@
-//! What is imported: for each Loupe table, the SELECT over the v3 database that shapes its rows
-//! into Loupe's columns, and the rows that are skipped and why. Order matters: parents first, so
-//! every page committed on its own satisfies the foreign keys.
-//!
-//! Facts about the source are Langfuse's prisma schema and migrations (v3.0 to the newest
-//! supported, `crate::NEWEST_SUPPORTED`). Columns added during v3 are read only where the source
-//! has them ([`Schema::has`]); older databases get the value Langfuse itself assumed before.
+//! What a project holds: prompts, datasets, score configs, comments, models, media, annotation
+//! queues and dashboards.
 
-use std::collections::HashSet;
-
-/// The source's tables and columns, read once from `information_schema`.
-pub struct Schema {
-    pub columns: HashSet<(String, String)>,
-}
-
-impl Schema {
-    pub fn has(&self, table: &str, column: &str) -> bool {
-        self.columns.contains(&(table.to_owned(), column.to_owned()))
-    }
-
-    pub fn has_table(&self, table: &str) -> bool {
-        self.columns.iter().any(|(t, _)| t == table)
-    }
-
-    /// `table.column` when the source has it, else `fallback` (an SQL expression).
-    fn or(&self, table: &str, alias: &str, column: &str, fallback: &str) -> String {
-        if self.has(table, column) { format!("{alias}.{column}") } else { fallback.to_owned() }
-    }
-}
-
-/// One imported table.
-pub struct Table {
-    /// The name in progress lines and the report (Loupe's table).
-    pub target: &'static str,
-    /// The v3 tables it reads; missing ones make it "not in this source".
-    pub sources: &'static [&'static str],
-    pub select: fn(&Schema) -> String,
-    pub columns: &'static [&'static str],
-    /// `ON CONFLICT` target.
-    pub conflict: &'static str,
-    /// Columns written only when the row is new: Loupe changes them after the import (a password
-    /// re-hashed at sign-in, a key's hash replaced at first use, its last use), and a re-run must not
-    /// put the v3 value back.
-    pub insert_only: &'static [&'static str],
-    /// What names a skipped row in the report (SQL over `s`).
-    pub label: &'static str,
-    /// `(condition over s, reason)`: the first that holds skips the row.
-    pub skips: &'static [(&'static str, &'static str)],
-}
-
-const NO_PROJECT: (&str, &str) =
-    ("NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id)", "its project is not imported");
+use super::{NO_PROJECT, Table};
 
 pub const TABLES: &[Table] = &[
-    Table {
-        target: "organizations",
-        sources: &["organizations"],
-        select: |schema| {
-            format!(
-                "SELECT o.id, o.name, COALESCE({metadata}, '{{}}') AS metadata, o.created_at, o.updated_at \
-                 FROM organizations o ORDER BY o.id",
-                metadata = schema.or("organizations", "o", "metadata", "NULL::jsonb"),
-            )
-        },
-        columns: &["id", "name", "metadata", "created_at", "updated_at"],
-        conflict: "(id)",
-        insert_only: &[],
-        label: "s.id",
-        skips: &[],
-    },
-    Table {
-        target: "projects",
-        sources: &["projects"],
-        select: |schema| {
-            let retention = schema.or("projects", "p", "retention_days", "NULL");
-            format!(
-                "SELECT p.id, p.org_id, p.name, \
-                 CASE WHEN {retention} > 0 THEN {retention} END AS retention_days, \
-                 COALESCE({metadata}, '{{}}') AS metadata, p.created_at, p.updated_at, \
-                 {deleted} AS deleted_at FROM projects p ORDER BY p.id",
-                metadata = schema.or("projects", "p", "metadata", "NULL::jsonb"),
-                deleted = schema.or("projects", "p", "deleted_at", "NULL::timestamp"),
-            )
-        },
-        columns: &["id", "org_id", "name", "retention_days", "metadata", "created_at", "updated_at"],
-        conflict: "(id)",
-        insert_only: &[],
-        label: "s.id",
-        skips: &[("s.deleted_at IS NOT NULL", "deleted in v3 (its data is being removed there)")],
-    },
-    Table {
-        target: "users",
-        sources: &["users"],
-        select: |schema| {
-            format!(
-                "SELECT u.id, u.email, u.name, u.password AS password_hash, {admin} AS instance_admin, \
-                 u.created_at, u.updated_at FROM users u ORDER BY u.id",
-                admin = schema.or("users", "u", "admin", "false"),
-            )
-        },
-        columns: &["id", "email", "name", "password_hash", "instance_admin", "created_at", "updated_at"],
-        conflict: "(id)",
-        insert_only: &["password_hash"],
-        label: "coalesce(s.email, s.id)",
-        skips: &[
-            ("s.email IS NULL OR btrim(s.email) = ''", "no email address (Loupe signs people in by address)"),
-            (
-                "EXISTS (SELECT 1 FROM users t WHERE lower(t.email) = lower(s.email) AND t.id <> s.id)",
-                "a Loupe user with another id has this email address",
-            ),
-            (
-                "EXISTS (SELECT 1 FROM s o WHERE lower(o.email) = lower(s.email) AND o.id < s.id)",
-                "another v3 user has the same address in another case",
-            ),
-        ],
-    },
-    Table {
-        target: "organization_memberships",
-        sources: &["organization_memberships"],
-        select: |_| {
-            "SELECT m.org_id, m.user_id, m.role::text AS role, m.created_at, m.updated_at \
-             FROM organization_memberships m ORDER BY m.org_id, m.user_id"
-                .to_owned()
-        },
-        columns: &["org_id", "user_id", "role", "created_at", "updated_at"],
-        conflict: "(org_id, user_id)",
-        insert_only: &[],
-        label: "s.org_id || '/' || s.user_id",
-        skips: &[
-            ("NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id)", "its user is not imported"),
-            ("NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = s.org_id)", "its organization is not imported"),
-        ],
-    },
-    Table {
-        target: "project_memberships",
-        sources: &["project_memberships"],
-        select: |_| {
-            "SELECT pm.project_id, om.org_id, pm.user_id, pm.role::text AS role, pm.created_at, pm.updated_at \
-             FROM project_memberships pm JOIN organization_memberships om ON om.id = pm.org_membership_id \
-             ORDER BY pm.project_id, pm.user_id"
-                .to_owned()
-        },
-        columns: &["project_id", "org_id", "user_id", "role", "created_at", "updated_at"],
-        conflict: "(project_id, user_id)",
-        insert_only: &[],
-        label: "s.project_id || '/' || s.user_id",
-        skips: &[
-            NO_PROJECT,
-            (
-                "NOT EXISTS (SELECT 1 FROM organization_memberships m WHERE m.org_id = s.org_id AND m.user_id = s.user_id)",
-                "its organization membership is not imported",
-            ),
-        ],
-    },
-    Table {
-        target: "api_keys",
-        sources: &["api_keys"],
-        // Loupe's key ids are UUIDs; a v3 id (a cuid) becomes the same UUID on every run.
-        select: |schema| {
-            let scope = schema.or("api_keys", "k", "scope", "'PROJECT'");
-            let org = schema.or("api_keys", "k", "organization_id", "NULL");
-            let expires = schema.or("api_keys", "k", "expires_at", "NULL::timestamp");
-            format!(
-                "SELECT md5(k.id)::uuid AS id, \
-                 CASE WHEN {scope}::text = 'ORGANIZATION' THEN NULL ELSE k.project_id END AS project_id, \
-                 CASE WHEN {scope}::text = 'ORGANIZATION' THEN {org} END AS org_id, {scope}::text AS scope, \
-                 k.public_key, k.hashed_secret_key, k.display_secret_key, k.note, k.created_at, \
-                 k.last_used_at, {expires} AS expires_at FROM api_keys k ORDER BY k.id"
-            )
-        },
-        columns: &[
-            "id",
-            "project_id",
-            "org_id",
-            "scope",
-            "public_key",
-            "hashed_secret_key",
-            "display_secret_key",
-            "note",
-            "created_at",
-            "last_used_at",
-            "expires_at",
-        ],
-        conflict: "(id)",
-        insert_only: &["hashed_secret_key", "last_used_at"],
-        label: "s.public_key",
-        skips: &[
-            (
-                "s.scope = 'PROJECT' AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id)",
-                "its project is not imported",
-            ),
-            (
-                "s.scope = 'ORGANIZATION' AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = s.org_id)",
-                "its organization is not imported",
-            ),
-            (
-                "EXISTS (SELECT 1 FROM api_keys t WHERE t.public_key = s.public_key AND t.id <> s.id)",
-                "Loupe already has a key with this public key (e.g. LANGFUSE_INIT_PROJECT_PUBLIC_KEY); Loupe's is kept",
-            ),
-        ],
-    },
     Table {
         target: "prompts",
         sources: &["prompts"],
@@ -332,7 +137,16 @@ pub const TABLES: &[Table] = &[
              r.created_at, r.updated_at FROM dataset_runs r ORDER BY r.project_id, r.id"
                 .to_owned()
         },
-        columns: &["project_id", "id", "dataset_id", "name", "description", "metadata", "created_at", "updated_at"],
+        columns: &[
+            "project_id",
+            "id",
+            "dataset_id",
+            "name",
+            "description",
+            "metadata",
+            "created_at",
+            "updated_at",
+        ],
         conflict: "(project_id, id)",
         insert_only: &[],
         label: "s.name",
@@ -354,7 +168,8 @@ pub const TABLES: &[Table] = &[
         // Loupe records which version of the item a run used: the one valid when the run item was
         // written (else the item's first).
         select: |schema| {
-            let from = if schema.has("dataset_items", "valid_from") { "i.valid_from" } else { "i.created_at" };
+            let from =
+                if schema.has("dataset_items", "valid_from") { "i.valid_from" } else { "i.created_at" };
             format!(
                 "SELECT ri.project_id, ri.id, ri.dataset_run_id, ri.dataset_item_id, \
                  COALESCE((SELECT max({from}) FROM dataset_items i WHERE i.project_id = ri.project_id \
@@ -421,7 +236,16 @@ pub const TABLES: &[Table] = &[
              c.author_user_id, c.created_at, c.updated_at FROM comments c ORDER BY c.id"
                 .to_owned()
         },
-        columns: &["id", "project_id", "object_type", "object_id", "content", "author_user_id", "created_at", "updated_at"],
+        columns: &[
+            "id",
+            "project_id",
+            "object_type",
+            "object_id",
+            "content",
+            "author_user_id",
+            "created_at",
+            "updated_at",
+        ],
         conflict: "(id)",
         insert_only: &[],
         label: "s.id",
@@ -440,7 +264,9 @@ pub const TABLES: &[Table] = &[
                 ""
             };
             let listed = if schema.has_table("prices") {
-                format!("(SELECT jsonb_object_agg(pr.usage_type, pr.price) FROM prices pr WHERE pr.model_id = m.id{tier})")
+                format!(
+                    "(SELECT jsonb_object_agg(pr.usage_type, pr.price) FROM prices pr WHERE pr.model_id = m.id{tier})"
+                )
             } else {
                 "NULL::jsonb".to_owned()
             };
@@ -519,7 +345,16 @@ pub const TABLES: &[Table] = &[
              om.created_at FROM observation_media om) l ORDER BY 1, 2, 3, 4, 7"
                 .to_owned()
         },
-        columns: &["project_id", "media_id", "trace_id", "observation_id", "dataset_id", "dataset_item_id", "field", "created_at"],
+        columns: &[
+            "project_id",
+            "media_id",
+            "trace_id",
+            "observation_id",
+            "dataset_id",
+            "dataset_item_id",
+            "field",
+            "created_at",
+        ],
         conflict: "(project_id, media_id, trace_id, observation_id, dataset_item_id, field)",
         insert_only: &["created_at"],
         label: "s.media_id || ' ' || s.trace_id",
@@ -578,7 +413,10 @@ pub const TABLES: &[Table] = &[
         insert_only: &[],
         label: "s.object_type || ' ' || s.object_id",
         skips: &[
-            ("NOT EXISTS (SELECT 1 FROM annotation_queues q WHERE q.id = s.queue_id)", "its queue is not imported"),
+            (
+                "NOT EXISTS (SELECT 1 FROM annotation_queues q WHERE q.id = s.queue_id)",
+                "its queue is not imported",
+            ),
             (
                 "EXISTS (SELECT 1 FROM annotation_queue_items t WHERE t.queue_id = s.queue_id \
                  AND t.object_type = s.object_type AND t.object_id = s.object_id AND t.id <> s.id)",
@@ -599,7 +437,10 @@ pub const TABLES: &[Table] = &[
         insert_only: &["created_at"],
         label: "s.queue_id || '/' || s.user_id",
         skips: &[
-            ("NOT EXISTS (SELECT 1 FROM annotation_queues q WHERE q.id = s.queue_id)", "its queue is not imported"),
+            (
+                "NOT EXISTS (SELECT 1 FROM annotation_queues q WHERE q.id = s.queue_id)",
+                "its queue is not imported",
+            ),
             ("NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.user_id)", "its user is not imported"),
         ],
     },
@@ -621,7 +462,10 @@ pub const TABLES: &[Table] = &[
         conflict: "(id)",
         insert_only: &[],
         label: "s.name",
-        skips: &[NO_PROJECT, ("s.definition->>'view' IS NULL", "a widget over v3's TRACES view, which v4 has not")],
+        skips: &[
+            NO_PROJECT,
+            ("s.definition->>'view' IS NULL", "a widget over v3's TRACES view, which v4 has not"),
+        ],
     },
     Table {
         target: "dashboards",
@@ -636,29 +480,19 @@ pub const TABLES: &[Table] = &[
              FROM dashboards d WHERE d.project_id IS NOT NULL ORDER BY d.id"
                 .to_owned()
         },
-        columns: &["id", "project_id", "name", "description", "definition", "filters", "created_at", "updated_at"],
+        columns: &[
+            "id",
+            "project_id",
+            "name",
+            "description",
+            "definition",
+            "filters",
+            "created_at",
+            "updated_at",
+        ],
         conflict: "(id)",
         insert_only: &[],
         label: "s.name",
         skips: &[NO_PROJECT],
     },
-];
-
-/// v3 tables read but not imported, and why; their row counts are in the report.
-pub const NOT_IMPORTED: &[(&str, &str)] = &[
-    ("llm_api_keys", "skipped: not yet supported (LLM connections)"),
-    ("blob_storage_integrations", "skipped: not yet supported (blob-storage exports)"),
-    ("eval_templates", "skipped: not yet supported (evaluator templates)"),
-    ("job_configurations", "skipped: not yet supported (evaluator job configurations)"),
-    ("prompt_dependencies", "kept in the prompt text: Loupe resolves @@@langfusePrompt@@@ references when read"),
-    ("membership_invitations", "not imported: pending invitations are sent again from Loupe"),
-    ("posthog_integrations", "not imported: no Loupe counterpart"),
-    ("mixpanel_integrations", "not imported: no Loupe counterpart"),
-    ("automations", "not imported: no Loupe counterpart"),
-    ("table_view_presets", "not imported: no Loupe counterpart"),
-    ("llm_schemas", "not imported: no Loupe counterpart"),
-    ("llm_tools", "not imported: no Loupe counterpart"),
-    ("prompt_protected_labels", "not imported: no Loupe counterpart"),
-    ("comment_reactions", "not imported: no Loupe counterpart"),
-    ("audit_logs", "not imported: Loupe's audit log starts at the switch"),
 ];
