@@ -137,3 +137,33 @@ pub async fn run(command: Command, config: &Config) -> anyhow::Result<i32> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn import_langfuse_takes_its_exact_command_line() {
+        let parsed =
+            parse(&args("import-langfuse --from postgres://v3 --salt s --encryption-key k --dry-run"));
+        let Ok(Command::ImportLangfuse { from, salt, encryption_key, dry_run }) = parsed else {
+            panic!("not parsed as import-langfuse");
+        };
+        assert_eq!(
+            (from.as_str(), salt.as_str(), encryption_key.as_deref(), dry_run),
+            ("postgres://v3", "s", Some("k"), true)
+        );
+        let Ok(Command::ImportLangfuse { encryption_key: None, dry_run: false, .. }) =
+            parse(&args("import-langfuse --salt s --from postgres://v3"))
+        else {
+            panic!("the key and the dry run are optional");
+        };
+        assert!(parse(&args("import-langfuse --from postgres://v3")).is_err_and(|e| e.contains("--salt")));
+        assert!(parse(&args("import-langfuse --from x --salt s --force")).is_err());
+        assert!(parse(&args("backfill-retry --dry-run")).is_err(), "--dry-run belongs to import-langfuse");
+    }
+}

@@ -229,3 +229,59 @@ async fn an_unknown_schema_version_is_refused() {
     );
     assert_eq!(count(&loupe, "organizations").await, 0);
 }
+
+/// A database of the first v3 releases: no item versions, no pricing tiers (prices on the model),
+/// no project retention or metadata, no organization keys, no dashboards.
+const EARLY_V3: &str = "
+    ALTER TABLE dataset_items DROP CONSTRAINT dataset_items_pkey;
+    DELETE FROM dataset_items WHERE valid_to IS NOT NULL;
+    ALTER TABLE dataset_items DROP COLUMN valid_from, DROP COLUMN valid_to, DROP COLUMN is_deleted,
+        ADD PRIMARY KEY (id, project_id);
+    DROP TABLE prices; DROP TABLE pricing_tiers;
+    UPDATE models SET input_price = 0.000001, output_price = 0.000004 WHERE id = 'mdl-custom';
+    ALTER TABLE projects DROP COLUMN retention_days, DROP COLUMN metadata, DROP COLUMN deleted_at;
+    DELETE FROM api_keys WHERE scope = 'ORGANIZATION';
+    ALTER TABLE api_keys DROP COLUMN scope, DROP COLUMN organization_id, DROP COLUMN expires_at;
+    ALTER TABLE datasets DROP COLUMN input_schema, DROP COLUMN expected_output_schema;
+    ALTER TABLE organizations DROP COLUMN metadata;
+    DROP TABLE dashboards; DROP TABLE dashboard_widgets;
+    UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name LIKE '2025%';
+";
+
+#[tokio::test]
+async fn imports_a_database_of_the_first_v3_releases() {
+    let source = langfuse_v3::source().await;
+    sqlx::raw_sql(EARLY_V3).execute(&source.pool().await).await.unwrap();
+    let (_db, loupe) = loupe().await;
+    let report = import(&loupe, &options(&source, false)).await;
+    let text = report.render();
+    assert!(text.contains("source schema at 20240424150909_add_job_execution_index"), "{text}");
+    assert_eq!(report.table("dataset_item_versions").unwrap().inserted, 3, "one version per item: {text}");
+    assert_eq!(
+        report.table("projects").unwrap().inserted,
+        2,
+        "without deleted_at no project is skipped: {text}"
+    );
+    assert_eq!(report.table("api_keys").unwrap().inserted, 2, "{text}");
+    assert!(
+        report.table("dashboards").unwrap().note.as_deref().unwrap_or("").contains("not in this v3 schema")
+    );
+    let prices: serde_json::Value = sqlx::query_scalar("SELECT prices FROM models WHERE id = 'mdl-custom'")
+        .fetch_one(&loupe)
+        .await
+        .unwrap();
+    assert_eq!((prices["input"].as_f64(), prices["output"].as_f64()), (Some(1e-6), Some(4e-6)), "{prices}");
+    let (from, item): (String, serde_json::Value) = sqlx::query_as(
+        "SELECT to_char(valid_from AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), input FROM dataset_item_versions \
+         WHERE id = 'item-1'",
+    )
+    .fetch_one(&loupe)
+    .await
+    .unwrap();
+    assert_eq!(
+        (from.as_str(), &item["q"]),
+        ("2025-02-05 10:01", &serde_json::json!("how do I reset my password?"))
+    );
+    let again = import(&loupe, &options(&source, false)).await;
+    assert_eq!(again.written(), 0, "{}", again.render());
+}
