@@ -43,38 +43,20 @@ impl Outbound {
     /// A client with an overall `timeout` per request.
     pub fn new(policy: OutboundPolicy, timeout: Duration) -> Self {
         let policy = Arc::new(policy);
-        let redirects = Arc::clone(&policy);
-        let client = reqwest::Client::builder()
+        let client = guarded_builder(Arc::clone(&policy))
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .dns_resolver(Arc::new(GuardedResolver { policy: Arc::clone(&policy) }))
-            .redirect(redirect::Policy::custom(move |attempt| {
-                if attempt.previous().len() >= MAX_REDIRECTS {
-                    return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
-                }
-                match check_literal(&redirects, attempt.url()) {
-                    Ok(()) => attempt.follow(),
-                    Err(error) => attempt.error(error),
-                }
-            }))
             .build()
             .expect("a client without custom TLS settings always builds");
         Self { client, policy }
     }
 
-    /// Whether `url` may be called, as far as the URL alone says (scheme, and an address written
-    /// in it); names are checked again when they are resolved. Use it to refuse a URL when it is
-    /// saved, with a message for the person who typed it.
+    /// Whether `url` may be called, as far as the URL alone says: see [`check_url`].
     pub fn check(&self, url: &str) -> Result<Url, OutboundError> {
-        let parsed = Url::parse(url).map_err(|_| OutboundError::Invalid(url.to_owned()))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(OutboundError::Scheme(parsed.scheme().to_owned()));
-        }
-        check_literal(&self.policy, &parsed)?;
-        Ok(parsed)
+        check_url(&self.policy, url)
     }
 
-    /// A request to `url`, refused as [`Outbound::check`] says.
+    /// A request to `url`, refused as [`check_url`] says.
     pub fn request(
         &self,
         method: reqwest::Method,
@@ -87,6 +69,36 @@ impl Outbound {
     pub fn policy(&self) -> &OutboundPolicy {
         &self.policy
     }
+}
+
+/// A client builder whose resolver and redirects keep to `policy`, for a caller that sets more
+/// options of its own (timeouts, pools). Its URLs must still pass [`check_url`] before each call:
+/// an address written in a URL never reaches a resolver.
+pub fn guarded_builder(policy: Arc<OutboundPolicy>) -> reqwest::ClientBuilder {
+    let redirects = Arc::clone(&policy);
+    reqwest::Client::builder().dns_resolver(Arc::new(GuardedResolver { policy })).redirect(
+        redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_REDIRECTS {
+                return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
+            }
+            match check_literal(&redirects, attempt.url()) {
+                Ok(()) => attempt.follow(),
+                Err(error) => attempt.error(error),
+            }
+        }),
+    )
+}
+
+/// Whether `url` may be called, as far as the URL alone says (scheme, and an address written in
+/// it); names are checked again when they are resolved. Use it also to refuse a URL when it is
+/// saved, with a message for the person who typed it.
+pub fn check_url(policy: &OutboundPolicy, url: &str) -> Result<Url, OutboundError> {
+    let parsed = Url::parse(url).map_err(|_| OutboundError::Invalid(url.to_owned()))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(OutboundError::Scheme(parsed.scheme().to_owned()));
+    }
+    check_literal(policy, &parsed)?;
+    Ok(parsed)
 }
 
 /// A failed call in words, its causes included (reqwest's own message alone hides a refused address
