@@ -93,6 +93,35 @@ impl BlobStore {
         Ok(deleted)
     }
 
+    /// Deletes the objects under `prefix` last written before `cutoff` (retention); returns how many.
+    /// A repeat finds nothing more, so it is safe to run again after a failure part way.
+    pub async fn delete_older_than(&self, prefix: &str, cutoff: chrono::DateTime<chrono::Utc>) -> Result<u64> {
+        use futures::TryStreamExt;
+        let unavailable =
+            |e| Error::with_source(ErrorKind::Unavailable, format!("blob storage under {prefix}"), e);
+        let prefix = Path::from(prefix);
+        let mut listed = self.store.list(Some(&prefix));
+        let mut deleted = 0;
+        while let Some(object) = listed.try_next().await.map_err(unavailable)? {
+            if object.last_modified >= cutoff {
+                continue;
+            }
+            match self.store.delete(&object.location).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => deleted += 1,
+                Err(e) => return Err(unavailable(e)),
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes one object by key; one already gone is not an error.
+    pub async fn delete_key(&self, key: &str) -> Result<()> {
+        match self.store.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(Error::with_source(ErrorKind::Unavailable, format!("blob storage {key}"), e)),
+        }
+    }
+
     /// Health: the store answers a metadata request (a missing object is a fine answer).
     pub async fn check(&self) -> Result<()> {
         match self.store.head(&Path::from("loupe-health-check")).await {
