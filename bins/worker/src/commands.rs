@@ -6,8 +6,7 @@ use anyhow::Context;
 use domain::config::Config;
 use service::Stores;
 
-const USAGE: &str =
-    "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry | retention-status]";
+const USAGE: &str = "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry | retention-status]";
 
 pub enum Command {
     /// Run the worker.

@@ -341,9 +341,17 @@ mod tests {
         let waiting = historic_check(&running, Some(since), &retention, now);
         assert!(!waiting.ok);
         let from = since + Duration::days(30);
-        assert!(waiting.detail.contains(&format!("whole retention window from {from}")), "{}", waiting.detail);
+        assert!(
+            waiting.detail.contains(&format!("whole retention window from {from}")),
+            "{}",
+            waiting.detail
+        );
         let covered = historic_check(&running, Some(now - Duration::days(31)), &retention, now);
-        assert!(covered.ok && covered.detail.contains("cutover possible without backfill"), "{}", covered.detail);
+        assert!(
+            covered.ok && covered.detail.contains("cutover possible without backfill"),
+            "{}",
+            covered.detail
+        );
         let forever = [("p".to_owned(), Some(30)), ("q".to_owned(), None)];
         let check = historic_check(&running, Some(now - Duration::days(400)), &forever, now);
         assert!(!check.ok, "a project keeping data forever needs the backfill");

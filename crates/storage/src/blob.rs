@@ -95,7 +95,11 @@ impl BlobStore {
 
     /// Deletes the objects under `prefix` last written before `cutoff` (retention); returns how many.
     /// A repeat finds nothing more, so it is safe to run again after a failure part way.
-    pub async fn delete_older_than(&self, prefix: &str, cutoff: chrono::DateTime<chrono::Utc>) -> Result<u64> {
+    pub async fn delete_older_than(
+        &self,
+        prefix: &str,
+        cutoff: chrono::DateTime<chrono::Utc>,
+    ) -> Result<u64> {
         use futures::TryStreamExt;
         let unavailable =
             |e| Error::with_source(ErrorKind::Unavailable, format!("blob storage under {prefix}"), e);

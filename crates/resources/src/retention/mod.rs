@@ -107,13 +107,17 @@ impl Retention {
         if !report.interrupted {
             progress::pass_finished(&self.postgres, report.errors).await?;
         }
-        tracing::info!(
-            removed = report.removed,
-            partitions_dropped = report.partitions_dropped,
-            errors = report.errors,
-            interrupted = report.interrupted,
-            "retention pass done"
-        );
+        if report == PassReport::default() {
+            tracing::debug!("retention pass done: nothing past any window");
+        } else {
+            tracing::info!(
+                removed = report.removed,
+                partitions_dropped = report.partitions_dropped,
+                errors = report.errors,
+                interrupted = report.interrupted,
+                "retention pass done"
+            );
+        }
         Ok(Some(report))
     }
 
@@ -151,8 +155,15 @@ impl Retention {
                 }
                 let (rows, partitions) = dropped.get(project).copied().unwrap_or((0, 0));
                 let outcome = self.delete_rows(table, project, cutoff).await.map(|n| n + rows);
-                self.record(project, &format!("clickhouse:{table}"), cutoff, outcome, partitions, &mut report)
-                    .await?;
+                self.record(
+                    project,
+                    &format!("clickhouse:{table}"),
+                    cutoff,
+                    outcome,
+                    partitions,
+                    &mut report,
+                )
+                .await?;
             }
         }
         for (project, cutoff) in &cutoffs {
@@ -225,7 +236,8 @@ impl Retention {
         let mut removed = 0;
         if ch::monthly(table) {
             for partition in &expired {
-                ch::delete_expired(&self.clickhouse, table, project, cutoff, Some(&partition.partition_id)).await?;
+                ch::delete_expired(&self.clickhouse, table, project, cutoff, Some(&partition.partition_id))
+                    .await?;
                 removed += count(partition.rows);
                 tokio::time::sleep(self.settings.pause).await;
             }
@@ -277,7 +289,8 @@ impl Retention {
                 "retention removed data past the window");
         }
         report.removed += removed;
-        let run = Run { project_id: project, target, cutoff, removed, partitions_dropped, error: error.as_deref() };
+        let run =
+            Run { project_id: project, target, cutoff, removed, partitions_dropped, error: error.as_deref() };
         progress::record(&self.postgres, &run).await
     }
 }

@@ -81,11 +81,8 @@ mod tests {
     #[test]
     fn a_partition_goes_only_when_every_project_in_it_lets_it_go() {
         let now = at("2026-11-26T12:00:00Z");
-        let projects = [
-            ("week".to_owned(), Some(7)),
-            ("year".to_owned(), Some(365)),
-            ("forever".to_owned(), None),
-        ];
+        let projects =
+            [("week".to_owned(), Some(7)), ("year".to_owned(), Some(365)), ("forever".to_owned(), None)];
         let cutoffs = cutoffs(&projects, now);
         assert_eq!(cutoffs["week"], Some(at("2026-11-19T12:00:00Z")));
         assert_eq!(cutoffs["forever"], None);

@@ -35,7 +35,10 @@ const MONTHLY: &[&str] = &["events_full", "events_core", "observations", "scores
 /// The dating column of a project table.
 pub fn dated_by(table: &str) -> &'static str {
     assert!(PROJECT_TABLES.contains(&table), "{table} is not a project table");
-    DATED_BY.iter().find(|(t, _)| *t == table).map_or_else(|| unreachable!("every project table is dated"), |(_, c)| c)
+    DATED_BY
+        .iter()
+        .find(|(t, _)| *t == table)
+        .map_or_else(|| unreachable!("every project table is dated"), |(_, c)| c)
 }
 
 pub fn monthly(table: &str) -> bool {
@@ -73,7 +76,11 @@ pub struct ProjectRows {
 }
 
 /// Which projects have live rows in one partition, and how many.
-pub async fn partition_projects(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<Vec<ProjectRows>> {
+pub async fn partition_projects(
+    ch: &ClickHouse,
+    table: &str,
+    partition_id: &str,
+) -> Result<Vec<ProjectRows>> {
     assert!(PROJECT_TABLES.contains(&table), "{table} is not a project table");
     let sql = format!(
         "SELECT project_id, count() AS rows FROM {table} WHERE _partition_id = ? GROUP BY project_id ORDER BY project_id"
@@ -98,7 +105,12 @@ pub struct Expired {
 
 /// A project's rows dated before `cutoff`, per partition (empty when there are none, so a pass with
 /// nothing to remove issues no mutation at all).
-pub async fn expired(ch: &ClickHouse, table: &str, project_id: &str, cutoff: DateTime<Utc>) -> Result<Vec<Expired>> {
+pub async fn expired(
+    ch: &ClickHouse,
+    table: &str,
+    project_id: &str,
+    cutoff: DateTime<Utc>,
+) -> Result<Vec<Expired>> {
     let column = dated_by(table);
     let sql = format!(
         "SELECT _partition_id AS partition_id, count() AS rows FROM {table} \
