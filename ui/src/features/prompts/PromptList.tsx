@@ -8,8 +8,10 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { useProject } from "../../app/project";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { EmptyState } from "../../components/States";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
+import { useLoad } from "../../components/useLoad";
 import { FOLDER_PAGE_SIZE, uiPrompts, type FolderEntry } from "./api";
 import { canWrite, formatShort, formatWhen, Labels, Tags } from "./common";
 import { breadcrumb, leafOf, normalizeFolder, promptPath } from "./folders";
@@ -152,53 +154,34 @@ export function PromptList() {
         )}
       </div>
 
-      {result.error && !data ? (
-        <ErrorState error={result.error} onRetry={result.reload} />
-      ) : !data ? (
-        <Loading label="Loading prompts…" />
-      ) : (
-        <>
-          {result.error !== undefined && (
-            <p className="inline-error" role="alert">
-              The list could not be refreshed; it shows the last answer.
-            </p>
-          )}
-          <div className="prompts__table" aria-busy={result.loading}>
-            <DataTable
-              label="Prompts"
-              columns={table}
-              rows={data.data}
-              rowKey={(e) => `${e.kind}:${e.name}`}
-              onRowClick={(e) => navigate(href(e))}
-              empty={
-                <EmptyState title={search ? "No prompt matches" : folder ? "This folder is empty" : "No prompts yet"}>
-                  {search ? (
-                    <p>No prompt name under this folder contains “{search}”.</p>
-                  ) : (
-                    <p>
-                      Prompts are versioned templates your application fetches by name and label (<code>production</code> by
-                      default). A <code>/</code> in a name puts the prompt in a folder.
-                    </p>
-                  )}
-                </EmptyState>
-              }
-            />
-          </div>
-          {totalPages > 1 && (
-            <nav className="prompts__pager" aria-label="Pages">
-              <Button size="sm" disabled={page <= 1} onClick={() => update({ page: String(page - 1) })}>
-                Previous
-              </Button>
-              <span>
-                Page {page} of {totalPages}
-              </span>
-              <Button size="sm" disabled={page >= totalPages} onClick={() => update({ page: String(page + 1) })}>
-                Next
-              </Button>
-            </nav>
-          )}
-        </>
-      )}
+      <LoadedView result={result} loadingLabel="Loading prompts…">
+        {(data) => (
+          <>
+            <div className="table-frame" aria-busy={result.loading}>
+              <DataTable
+                label="Prompts"
+                columns={table}
+                rows={data.data}
+                rowKey={(e) => `${e.kind}:${e.name}`}
+                onRowClick={(e) => navigate(href(e))}
+                empty={
+                  <EmptyState title={search ? "No prompt matches" : folder ? "This folder is empty" : "No prompts yet"}>
+                    {search ? (
+                      <p>No prompt name under this folder contains “{search}”.</p>
+                    ) : (
+                      <p>
+                        Prompts are versioned templates your application fetches by name and label (<code>production</code> by
+                        default). A <code>/</code> in a name puts the prompt in a folder.
+                      </p>
+                    )}
+                  </EmptyState>
+                }
+              />
+            </div>
+            <Pager page={page} totalPages={totalPages} onPage={(p) => update({ page: String(p) })} />
+          </>
+        )}
+      </LoadedView>
     </div>
   );
 }

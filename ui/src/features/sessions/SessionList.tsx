@@ -10,10 +10,12 @@ import { useProject } from "../../app/project";
 import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatAgo, formatCompact, formatCost, formatCount, formatDateTime, formatDuration } from "./format";
+import { EmptyState } from "../../components/States";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
+import { formatAgo, formatCompact, formatCost, formatCount, formatDateTime, formatDuration } from "../../components/format";
 import { PRESETS, rangeProblem, rangeQuery, readRange, type RangeChoice } from "./range";
-import { useLoad } from "./useLoad";
+import { useLoad } from "../../components/useLoad";
 
 /** How long the search box waits for typing to stop before it asks the server. */
 const SEARCH_DELAY_MS = 300;
@@ -199,53 +201,36 @@ export function SessionList() {
         <p className="inline-error" role="alert">
           {problem}
         </p>
-      ) : result.error && !data ? (
-        <ErrorState error={result.error} onRetry={result.reload} />
-      ) : !data ? (
-        <Loading label="Loading sessions…" />
       ) : (
-        <>
-          {result.error !== undefined && (
-            <p className="inline-error" role="alert">
-              The list could not be refreshed; it shows the last answer.
-            </p>
+        <LoadedView result={result} loadingLabel="Loading sessions…">
+          {(data) => (
+            <>
+              <div className="table-frame" aria-busy={result.loading}>
+                <DataTable
+                  label="Sessions"
+                  columns={table}
+                  rows={data.data}
+                  rowKey={(s) => s.id}
+                  onRowClick={(s) => navigate(sessionHref(s.id))}
+                  empty={
+                    <EmptyState title={search ? "No session matches" : "No sessions in this time range"}>
+                      {search ? (
+                        <p>No session or user id contains “{search}”.</p>
+                      ) : (
+                        <p>
+                          A session groups the traces that share a session id: send <code>session.id</code> (or{" "}
+                          <code>langfuse.session.id</code>) on your spans, or <code>sessionId</code> with the SDKs. Try a longer
+                          time range.
+                        </p>
+                      )}
+                    </EmptyState>
+                  }
+                />
+              </div>
+              <Pager page={page} totalPages={totalPages} onPage={(p) => update({ page: String(p) })} />
+            </>
           )}
-          <div className="sessions__table" aria-busy={result.loading}>
-            <DataTable
-              label="Sessions"
-              columns={table}
-              rows={data.data}
-              rowKey={(s) => s.id}
-              onRowClick={(s) => navigate(sessionHref(s.id))}
-              empty={
-                <EmptyState title={search ? "No session matches" : "No sessions in this time range"}>
-                  {search ? (
-                    <p>No session or user id contains “{search}”.</p>
-                  ) : (
-                    <p>
-                      A session groups the traces that share a session id: send <code>session.id</code> (or{" "}
-                      <code>langfuse.session.id</code>) on your spans, or <code>sessionId</code> with the SDKs. Try a longer
-                      time range.
-                    </p>
-                  )}
-                </EmptyState>
-              }
-            />
-          </div>
-          {totalPages > 1 && (
-            <nav className="pager" aria-label="Pages">
-              <Button size="sm" disabled={page <= 1} onClick={() => update({ page: String(page - 1) })}>
-                Previous
-              </Button>
-              <span>
-                Page {formatCount(page)} of {formatCount(totalPages)}
-              </span>
-              <Button size="sm" disabled={page >= totalPages} onClick={() => update({ page: String(page + 1) })}>
-                Next
-              </Button>
-            </nav>
-          )}
-        </>
+        </LoadedView>
       )}
     </div>
   );

@@ -10,8 +10,9 @@ import type { ProjectApi } from "../../api/public";
 import type { Paginated } from "../../api/types";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
+import { Pager } from "../../components/Pager";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { ConfirmDialog } from "./Dialog";
 import { MODEL_NAME_MAX, modelRequest, PATTERN_MAX, UNITS, type ModelForm, type Problems, type UsageUnit } from "./forms";
 import { useAction } from "./useAction";
@@ -169,19 +170,7 @@ export function Models({ api, canWrite }: { api: ProjectApi; canWrite: boolean }
           </tbody>
         </table>
       </div>
-      {meta.totalPages > 1 && (
-        <nav className="pager" aria-label="Model pages">
-          <Button size="sm" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </Button>
-          <span>
-            Page {page} of {meta.totalPages}
-          </span>
-          <Button size="sm" disabled={page >= meta.totalPages} onClick={() => setPage(page + 1)}>
-            Next
-          </Button>
-        </nav>
-      )}
+      <Pager page={page} totalPages={meta.totalPages} onPage={setPage} label="Model pages" />
       {canWrite && <NewModel api={api} onCreated={loaded.reload} />}
       {deleting && (
         <ConfirmDialog

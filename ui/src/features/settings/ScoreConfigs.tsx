@@ -10,7 +10,7 @@ import type { Paginated } from "../../api/types";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { DESCRIPTION_MAX, SCORE_NAME_MAX, scoreConfigRequest, type Problems, type ScoreConfigForm, type ScoreDataType } from "./forms";
 import { useAction } from "./useAction";
 
