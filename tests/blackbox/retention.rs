@@ -1,7 +1,7 @@
 //! A project's retention, enforced by the worker: data older than the window goes from every table
 //! of both models, from blob storage and from the PostgreSQL rows that are trace data, while newer
 //! data and the data of a project without retention stay; a month only retained projects hold is
-//! dropped whole; the job's progress shows in `worker retention-status`; `worker migration-status`
+//! dropped whole; a worker removes nothing while another holds the job's lease; the job's progress shows in `worker retention-status`; `worker migration-status`
 //! says from when the events hold every project's window (option B).
 
 use std::collections::BTreeSet;
@@ -329,10 +329,27 @@ async fn data_past_the_window_goes_everywhere_and_the_rest_stays() {
         assert!(active_parts(&api, table, &ancient_month).await > 0, "{table} has the month {ancient_month}");
     }
 
+    // Another worker holds the job's lease: this one removes nothing meanwhile.
+    sqlx::query(
+        "INSERT INTO migration_leases (name, holder, lease_until) \
+         VALUES ('retention', 'another-worker', now() + interval '1 hour') \
+         ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
     let update = json!({"name": "weekly", "retention": DAYS});
     let (status, body) =
         api.send_as(&org, Method::PUT, &format!("/api/public/projects/{weekly}"), Some(&update)).await;
     assert_eq!((status, body["retentionDays"].as_i64()), (200, Some(DAYS)), "{body}");
+    // Three times the interval: passes would have run had the lease been free.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(counts(&api, &weekly).await, weekly_before, "nothing removed under another's lease");
+    assert!(progress(&pool, &weekly).await.is_empty());
+    sqlx::query("UPDATE migration_leases SET lease_until = now() WHERE name = 'retention'")
+        .execute(&pool)
+        .await
+        .unwrap();
 
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {

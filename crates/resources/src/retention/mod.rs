@@ -68,9 +68,9 @@ impl Retention {
         while !shutdown.is_cancelled() {
             let wait = match self.due_in().await {
                 Ok(Some(wait)) => wait.min(POLL),
+                // Another worker's pass (lease held) is looked at again as soon as one of ours would be.
                 Ok(None) => match self.pass(&shutdown).await {
-                    Ok(Some(_)) => self.settings.interval.min(POLL),
-                    Ok(None) => POLL,
+                    Ok(_) => self.settings.interval.min(POLL),
                     Err(error) => {
                         tracing::warn!(%error, "retention pass failed; will retry");
                         POLL
