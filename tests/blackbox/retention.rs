@@ -136,11 +136,32 @@ fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
     found
 }
 
-fn backdate(files: &BTreeSet<PathBuf>, days: u64) {
-    let then = SystemTime::now() - Duration::from_secs(days * 86_400);
+/// Makes accepted payload blobs look `days` old: moved to that day's folder of their project
+/// (`ingestion/<project>/<yyyy>/<mm>/<dd>/<hh>/<mm>/<file>`) and last modified then. Returns the new paths.
+fn age(root: &Path, files: &BTreeSet<PathBuf>, days: i64) -> BTreeSet<PathBuf> {
+    let day = ago(days);
+    let then = SystemTime::now() - Duration::from_secs(u64::try_from(days).unwrap() * 86_400);
+    let mut moved = BTreeSet::new();
     for file in files {
-        std::fs::File::options().write(true).open(file).unwrap().set_modified(then).unwrap();
+        let parts: Vec<String> = file
+            .strip_prefix(root)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(parts.len(), 7, "project, date, hour, minute and name: {parts:?}");
+        let to = root
+            .join(&parts[0])
+            .join(day.format("%Y/%m/%d").to_string())
+            .join(&parts[4])
+            .join(&parts[5])
+            .join(&parts[6]);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::rename(file, &to).unwrap();
+        std::fs::File::options().write(true).open(&to).unwrap().set_modified(then).unwrap();
+        moved.insert(to);
     }
+    moved
 }
 
 /// Sends the batches as `key` and waits until the worker has stored their traces.
@@ -291,9 +312,8 @@ async fn data_past_the_window_goes_everywhere_and_the_rest_stays() {
     let (ancient, old, recent) = (ago(400), ago(40), ago(1));
     ingest(&api, &weekly_key, &weekly, &[("w-ancient", ancient), ("w-old", old)]).await;
     ingest(&api, &api.key, KEPT, &[("k-old", old)]).await;
-    let old_blobs = files_under(&dir.join("ingestion"));
+    let old_blobs = age(&dir.join("ingestion"), &files_under(&dir.join("ingestion")), 40);
     assert!(!old_blobs.is_empty(), "the batches were kept as blobs");
-    backdate(&old_blobs, 40);
     ingest(&api, &weekly_key, &weekly, &[("w-recent", recent)]).await;
     ingest(&api, &api.key, KEPT, &[("k-recent", recent)]).await;
     let recent_blobs: BTreeSet<PathBuf> =
