@@ -2,8 +2,8 @@
 // time, filtered by a time range and a search over session and user ids. Everything the list
 // shows is in the URL, so a filtered list can be shared.
 
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { useCallback, useMemo } from "react";
+import { Link, useNavigate } from "react-router";
 
 import { dataModel, sessions, SESSIONS_PAGE_SIZE, type SessionSummary } from "../../api/sessions";
 import { useProject } from "../../app/project";
@@ -15,10 +15,10 @@ import { LoadedView } from "../../components/LoadedView";
 import { Pager } from "../../components/Pager";
 import { formatAgo, formatCompact, formatCost, formatCount, formatDateTime, formatDuration } from "../../components/format";
 import { PRESETS, rangeProblem, rangeQuery, readRange, type RangeChoice } from "./range";
+import { useListParams, useTypedSearch } from "../../components/useListParams";
 import { useLoad } from "../../components/useLoad";
 
 /** How long the search box waits for typing to stop before it asks the server. */
-const SEARCH_DELAY_MS = 300;
 const MAX_SEARCH_CHARS = 200;
 
 export function sessionHref(sessionId: string): string {
@@ -77,39 +77,14 @@ export function SessionList() {
   const { project } = useProject();
   const model = dataModel(useMe());
   const navigate = useNavigate();
-  const [params, setParams] = useSearchParams();
+  const { params, page, update } = useListParams();
   const range = readRange(params);
   const search = params.get("q") ?? "";
-  const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
   const problem = rangeProblem(range);
 
-  /** Changes the URL's filters; any change of filter goes back to the first page. */
-  const update = useCallback(
-    (changes: Record<string, string | null>) => {
-      setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [key, value] of Object.entries(changes)) {
-            if (value === null || value === "") next.delete(key);
-            else next.set(key, value);
-          }
-          if (!("page" in changes)) next.delete("page");
-          return next;
-        },
-        { replace: true },
-      );
-    },
-    [setParams],
-  );
-
   // The box answers every keystroke; the URL (and the server) only once typing pauses.
-  const [typed, setTyped] = useState(search);
-  useEffect(() => setTyped(search), [search]);
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const timer = setTimeout(() => update({ q: typed.trim() }), SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [typed, search, update]);
+  const commitSearch = useCallback((text: string) => update({ q: text }), [update]);
+  const [typed, setTyped] = useTypedSearch(search, commitSearch);
 
   // The range is read at each load (a preset moves with the clock), so Refresh shows what is new.
   const result = useLoad(
