@@ -32,6 +32,7 @@ mod py2_sdk;
 mod reads;
 mod reads_scores;
 mod real_clients;
+mod retention;
 mod sdk_parity;
 mod sessions;
 mod sessions_settings;

@@ -82,6 +82,8 @@ pub const SETTINGS: &[Setting] = &[
     s(MigrationJobs, "LANGFUSE_BACKFILL_MAX_MEMORY_MB", "1024", "Worker: memory cap of the backfill: ClickHouse `max_memory_usage` of every backfill query, and the budget of the span trees the experiment step (M4) holds."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_PAUSE_MS", "0", "Worker: pause between backfill chunks, to leave the database room for live traffic."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "200", "Worker: experiment traces per batch of the dataset-run-item step (M4)."),
+    s(MigrationJobs, "LANGFUSE_RETENTION_INTERVAL_SECONDS", "3600", "Worker: how often the retention job starts a pass over every project with a retention, removing data older than the project's window (docs/retention.md)."),
+    s(MigrationJobs, "LANGFUSE_RETENTION_PAUSE_MS", "1000", "Worker: the retention job's pace: pause after each statement that removed rows (one project and table, one month, at a time)."),
     described(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),
