@@ -81,7 +81,7 @@ pub const SETTINGS: &[Setting] = &[
     s(MigrationJobs, "LANGFUSE_BACKFILL_CHUNK_ROWS", "20000", "Worker: source rows per historic-backfill chunk. Each chunk is one bounded `INSERT … SELECT` whose cursor is saved after it."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_MAX_MEMORY_MB", "1024", "Worker: memory cap of the backfill: ClickHouse `max_memory_usage` of every backfill query, and the budget of the span trees the experiment step (M4) holds."),
     s(MigrationJobs, "LANGFUSE_BACKFILL_PAUSE_MS", "0", "Worker: pause between backfill chunks, to leave the database room for live traffic."),
-    s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "200", "Worker: dataset run items (about as many experiment traces) per chunk of the dataset-run-item step (M4)."),
+    s(MigrationJobs, "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES", "2000", "Worker: dataset run items (about as many experiment traces) per chunk of the dataset-run-item step (M4)."),
     described(Server, "PORT", "3000 (web), 3030 (worker)", "HTTP port: the public API on web, the health endpoint on worker."),
     s(Server, "LANGFUSE_LISTEN_ADDRESS", "0.0.0.0", "Address both HTTP and gRPC listeners bind to."),
     s(Server, "LANGFUSE_OTEL_GRPC_PORT", "4317", "Port of the OTLP/gRPC trace receiver (web only)."),

@@ -233,23 +233,6 @@ async fn every_experiment_span_gets_its_nearest_run_item() {
     let mismatches: Vec<u64> = verified.checks.iter().map(|c| c.mismatches).collect();
     assert_eq!(mismatches, [0, 0, 0, 0, 2], "{report}");
     assert!(report.contains("p1/nowhere") && report.contains("p1/t-GHOST"), "{report}");
-    dump(&env, "one-pass").await;
-}
-
-/// Writes every column of the events except the times the copies stamp, for comparing two
-/// implementations by hand (`M4_DUMP=<dir>`).
-async fn dump(env: &Env, name: &str) {
-    let Ok(dir) = std::env::var("M4_DUMP") else { return };
-    let columns = migration::columns::EVENT_COLUMNS
-        .replace(" created_at, updated_at, event_ts,", "");
-    let rows: Vec<String> = env
-        .ch
-        .client()
-        .query(&format!("SELECT toString(tuple({columns})) FROM events_full FINAL ORDER BY project_id, span_id"))
-        .fetch_all()
-        .await
-        .unwrap();
-    std::fs::write(format!("{dir}/{name}.txt"), rows.join("\n")).unwrap();
 }
 
 #[tokio::test]
@@ -294,7 +277,6 @@ async fn interrupted_and_repeating_chunks_it_ends_with_the_same_rows() {
     let step = experiment_step(&env).await;
     assert_eq!((step.rows_done, step.rows_estimated), (6, Some(6)), "no trace counted twice or skipped");
     let interrupted_rows = fingerprint(&env).await;
-    dump(&env, "interrupted").await;
 
     // The step again in one pass over the same data: its fresh copies replace the earlier ones
     // with exactly the same rows.
