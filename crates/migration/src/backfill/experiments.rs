@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use storage::background_migrations::BackgroundMigration;
 
-use crate::columns::{EVENT_COLUMNS, EXPERIMENT_FROM_JOIN, ObservationMapping, Source, Version, trace_root_select};
+use crate::columns::{
+    EVENT_COLUMNS, EXPERIMENT_FROM_JOIN, ObservationMapping, Source, Version, trace_root_select,
+};
 use crate::keyset::{self, Condition, KeyValues, SCRATCH_KEY};
 
 use super::scratch::{self, ITEMS_TABLE, OWNERS_TABLE, SCRATCH_TABLE, TRACE_COLUMNS, TRACES_TABLE};
@@ -109,8 +111,10 @@ async fn plan(run: &mut StepRun<'_>) -> storage::Result<State> {
         async move { Ok(query.execute().await?) }
     })
     .await?;
-    let traces: u64 =
-        run.query(&format!("SELECT uniqExact(project_id, trace_id) FROM {ITEMS_TABLE}"), &[]).fetch_one().await?;
+    let traces: u64 = run
+        .query(&format!("SELECT uniqExact(project_id, trace_id) FROM {ITEMS_TABLE}"), &[])
+        .fetch_one()
+        .await?;
     let (partitions, _) = chunked::plan(run, "traces").await?;
     let state = State { traces_to_copy: Some(partitions), below: None, done: false };
     run.rows_done = 0;
@@ -315,9 +319,9 @@ fn assign(trace: &str, items: &[RunItem], tree: &[(String, String)]) -> HashMap<
     let root = format!("t-{trace}");
     let mut roots: HashMap<&str, usize> = HashMap::new();
     for (index, item) in items.iter().enumerate() {
-        let newer = roots.get(item.root_span.as_str()).is_none_or(|&other| {
-            (items[other].created_ms, &items[other].id) < (item.created_ms, &item.id)
-        });
+        let newer = roots
+            .get(item.root_span.as_str())
+            .is_none_or(|&other| (items[other].created_ms, &items[other].id) < (item.created_ms, &item.id));
         if newer {
             roots.insert(&item.root_span, index);
         }

@@ -71,8 +71,18 @@ async fn seed(env: &Env) {
 
 /// The experiment columns of an event, as text: run id, name, metadata, description, dataset, item,
 /// item version, expected output, item metadata, root span.
-type Experiment =
-    (String, String, Vec<(String, String)>, String, String, String, String, String, Vec<(String, String)>, String);
+type Experiment = (
+    String,
+    String,
+    Vec<(String, String)>,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Vec<(String, String)>,
+    String,
+);
 
 #[derive(Debug, clickhouse::Row, serde::Deserialize)]
 struct EventRow {
@@ -118,7 +128,17 @@ fn none() -> Experiment {
 fn of(item: &str, root: &str) -> Experiment {
     let pair = |k: &str, v: &str| vec![(k.to_owned(), v.to_owned())];
     let (id, name, metadata, description, dataset, item_id, version, expected, item_metadata) = match item {
-        "i1" => ("R1", "run one", pair("m", "1"), "first", "ds1", "item1", "2026-11-01 00:00:00.123000", "\"a\"", pair("im", "iv")),
+        "i1" => (
+            "R1",
+            "run one",
+            pair("m", "1"),
+            "first",
+            "ds1",
+            "item1",
+            "2026-11-01 00:00:00.123000",
+            "\"a\"",
+            pair("im", "iv"),
+        ),
         "i3" => ("R3", "run three", vec![], "", "ds1", "item3", "", "\"c\"", vec![]),
         "i5" => ("R2", "run two", vec![], "", "ds1", "item1", "", "\"a\"", vec![]),
         "i6" => ("R1", "run one", pair("m", "1"), "first", "ds1", "item2", "", "", vec![]),
@@ -255,13 +275,15 @@ async fn interrupted_and_repeating_chunks_it_ends_with_the_same_rows() {
             match saved.take() {
                 Some((state, rows_done)) if repeated < 2 => {
                     repeated += 1;
-                    sqlx::query("UPDATE background_migrations SET state = $1, rows_done = $2 WHERE name = $3")
-                        .bind(&state)
-                        .bind(rows_done)
-                        .bind(step.name.as_str())
-                        .execute(&env.pool)
-                        .await
-                        .unwrap();
+                    sqlx::query(
+                        "UPDATE background_migrations SET state = $1, rows_done = $2 WHERE name = $3",
+                    )
+                    .bind(&state)
+                    .bind(rows_done)
+                    .bind(step.name.as_str())
+                    .execute(&env.pool)
+                    .await
+                    .unwrap();
                 }
                 _ => saved = Some((step.state.clone(), step.rows_done)),
             }
@@ -280,11 +302,13 @@ async fn interrupted_and_repeating_chunks_it_ends_with_the_same_rows() {
 
     // The step again in one pass over the same data: its fresh copies replace the earlier ones
     // with exactly the same rows.
-    sqlx::query("UPDATE background_migrations SET status = 'pending', state = '{}', rows_done = 0 WHERE name = $1")
-        .bind(Step::Experiments.name())
-        .execute(&env.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE background_migrations SET status = 'pending', state = '{}', rows_done = 0 WHERE name = $1",
+    )
+    .bind(Step::Experiments.name())
+    .execute(&env.pool)
+    .await
+    .unwrap();
     backfill(&env, 1000).run_chain(&CancellationToken::new()).await.unwrap();
     assert_eq!(experiment_step(&env).await.status, StepStatus::Succeeded);
     assert_eq!(fingerprint(&env).await, interrupted_rows, "the same rows as in one pass");
