@@ -70,7 +70,8 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
         }
         with_retries(|attempt| copy_traces(run, &partition, attempt)).await?;
         state.traces_to_copy.as_mut().map(|p| p.remove(0));
-        run.save(&state).await?;
+        // A chunk of its own (no traces done yet): saved, and counted against a pass's budget.
+        run.chunk_done(&state, 0).await?;
     }
     let batch = run.settings().experiment_batch_traces.max(1);
     while !state.done {
