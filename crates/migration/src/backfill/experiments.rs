@@ -69,7 +69,9 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
             return Ok(StepEnd::Interrupted);
         }
         with_retries(|attempt| copy_traces(run, &partition, attempt)).await?;
-        state.traces_to_copy.as_mut().map(|p| p.remove(0));
+        if let Some(todo) = state.traces_to_copy.as_mut() {
+            todo.remove(0);
+        }
         // A chunk of its own (no traces done yet): saved, and counted against a pass's budget.
         run.chunk_done(&state, 0).await?;
     }
