@@ -12,6 +12,8 @@ mod config;
 mod dashboards;
 mod datasets;
 mod durability;
+mod evaluations;
+mod evaluators;
 mod fixtures;
 mod freshness;
 mod hostile;

@@ -27,7 +27,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 #[utoipa::path(
     post, path = "/api/public/v2/evaluation-rules", operation_id = "evaluationRules_create",
-    tag = "evaluation-rules", security(("basicAuth" = [])), request_body = Object,
+    tag = "evaluation-rules", security(("basicAuth" = [])), request_body(content = Object),
     responses(
         (status = 200, body = RuleBody), (status = 400, body = PublicApiError),
         (status = 401, body = PublicApiError), (status = 404, body = PublicApiError)
@@ -79,7 +79,7 @@ async fn fetch(
 #[utoipa::path(
     patch, path = "/api/public/v2/evaluation-rules/{evaluationRuleId}", operation_id = "evaluationRules_update",
     tag = "evaluation-rules", security(("basicAuth" = [])),
-    params(("evaluationRuleId" = String, Path)), request_body = Object,
+    params(("evaluationRuleId" = String, Path)), request_body(content = Object),
     responses(
         (status = 200, body = RuleBody), (status = 400, body = PublicApiError),
         (status = 401, body = PublicApiError), (status = 404, body = PublicApiError)
@@ -115,7 +115,7 @@ async fn remove(
 #[utoipa::path(
     post, path = "/api/public/v2/evaluation-rules/{evaluationRuleId}/runs", operation_id = "evaluationRules_startRun",
     tag = "evaluation-rules", security(("basicAuth" = [])),
-    params(("evaluationRuleId" = String, Path)), request_body = Object,
+    params(("evaluationRuleId" = String, Path)), request_body(content = Object),
     responses(
         (status = 200, body = RunBody), (status = 400, body = PublicApiError),
         (status = 401, body = PublicApiError), (status = 404, body = PublicApiError)

@@ -109,7 +109,7 @@ pub fn json(body: &Bytes) -> Result<Value, EvalError> {
 #[utoipa::path(
     post, path = "/api/public/v2/evaluators", operation_id = "evaluators_create",
     tag = "evaluators", security(("basicAuth" = [])),
-    request_body = Object,
+    request_body(content = Object),
     responses(
         (status = 200, body = EvaluatorBody), (status = 400, body = PublicApiError),
         (status = 401, body = PublicApiError), (status = 501, body = PublicApiError)
@@ -159,7 +159,7 @@ async fn fetch(
 #[utoipa::path(
     patch, path = "/api/public/v2/evaluators/{evaluatorId}", operation_id = "evaluators_update",
     tag = "evaluators", security(("basicAuth" = [])),
-    params(("evaluatorId" = String, Path)), request_body = Object,
+    params(("evaluatorId" = String, Path)), request_body(content = Object),
     responses(
         (status = 200, body = EvaluatorBody), (status = 400, body = PublicApiError),
         (status = 401, body = PublicApiError), (status = 404, body = PublicApiError)
