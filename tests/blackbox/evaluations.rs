@@ -167,18 +167,15 @@ async fn matching_spans_get_eval_scores_with_retries_errors_and_a_time_range_run
 
     // The score: on the observation, named after the evaluator, the reasoning as its comment,
     // linked to the judge's trace.
-    let score = api.until(&format!("/api/public/v2/scores/{}", ok.id), |_| true).await;
+    let judge_trace = ok.execution_trace_id.clone().unwrap();
     assert_eq!(
-        (&score["name"], &score["value"], &score["comment"], &score["source"], &score["observationId"], &score["traceId"]),
-        (&json!("Helpfulness"), &json!(0.9), &json!("The answer is helpful"), &json!("EVAL"), &json!("00000000000000a1"), &json!(trace)),
-        "{score}"
+        stored_score(&api, &ok.id).await,
+        format!("Helpfulness|0.9|The answer is helpful|EVAL|{trace}|00000000000000a1|{judge_trace}")
     );
-    assert_eq!(score["executionTraceId"].as_str(), ok.execution_trace_id.as_deref(), "{score}");
     // The variables came from the span: its input, and its output through the JSONPath.
     let prompts: Vec<String> = stub.requests().iter().map(|r| r.body_text()).collect();
     assert!(prompts.iter().any(|p| p.contains("Question: case-ok\\nAnswer: fine answer")), "{prompts:?}");
     // The judge call is traced into the project, in its own environment.
-    let judge_trace = ok.execution_trace_id.clone().unwrap();
     let path = format!("/api/public/v2/observations?traceId={judge_trace}&fields=core");
     let traced = api.until(&path, |b| b["data"].as_array().is_some_and(|d| !d.is_empty())).await;
     assert_eq!(traced["data"][0]["environment"], "langfuse-llm-as-a-judge", "{traced}");
@@ -231,4 +228,63 @@ async fn the_per_project_cap_holds_and_events_only_stops_trace_rules() {
     let trace_rule = json!({"name": "traces", "enabled": true, "target": "trace", "evaluatorAssignments": [{"evaluatorId": judge}]});
     let (status, body) = api.send(Method::POST, "/api/public/v2/evaluation-rules", Some(&trace_rule)).await;
     assert_eq!(status, 400, "{body}");
+}
+
+/// `name|value|comment|source|trace id|observation id|execution trace id` of a stored score, once
+/// the worker has written it (read from ClickHouse: the score reads are gated by write mode).
+async fn stored_score(api: &Api, id: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let found: Vec<String> = api
+            .stack
+            .ch
+            .client()
+            .query(
+                "SELECT concat(name, '|', toString(value), '|', ifNull(comment, ''), '|', source, '|', ifNull(trace_id, ''), '|',
+                        ifNull(observation_id, ''), '|', ifNull(execution_trace_id, '')) FROM scores WHERE id = ?",
+            )
+            .bind(id)
+            .fetch_all()
+            .await
+            .unwrap();
+        if let Some(score) = found.into_iter().next() {
+            return score;
+        }
+        assert!(Instant::now() < deadline, "score {id} never stored");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
+    let stub = LlmStub::start().await;
+    stub.set_default(StubReply::json(json!({"score": 0.5, "reasoning": "Half right"})));
+    let (api, worker) = start(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy")]).await;
+    let log = std::fs::read_to_string(&worker.log).unwrap();
+    assert!(log.contains("trace-level rules run on the v3 traces"), "{log}");
+    let pool = api.stack.pg.pool().await;
+    connect(&pool, &stub).await;
+    let judge = evaluator(&api, "Trace quality").await;
+    let filter = json!([{"type": "stringOptions", "column": "traceName", "operator": "any of", "value": ["checkout"]}]);
+    let traces = rule(&api, json!({"name": "traces", "enabled": true, "target": "trace", "filter": filter,
+                                    "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
+    let observations = rule(&api, json!({"name": "obs", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
+    let (_, shown) = api.send(Method::GET, &format!("/api/public/v2/evaluation-rules/{observations}"), None).await;
+    assert_eq!((&shown["enabled"], &shown["status"]), (&json!(false), &json!("inactive")), "{shown}");
+    assert!(shown["inactiveReason"].as_str().unwrap().contains("legacy"), "{shown}");
+    let (_, shown) = api.send(Method::GET, &format!("/api/public/v2/evaluation-rules/{traces}"), None).await;
+    assert_eq!((&shown["enabled"], &shown["status"], &shown["target"]), (&json!(true), &json!("active"), &json!("trace")), "{shown}");
+
+    let trace = "6bf92f3577b34da6a3ce929d0e0e4736";
+    send_spans(&api, trace, &[("00000000000000b1", "checkout", "case-ok")]).await;
+    let found = until(&pool, &traces, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
+    assert_eq!(found[0].status, "completed", "{found:?}");
+    assert_eq!(found[0].observation_id, trace, "a trace rule's object is the trace");
+    let judge_trace = found[0].execution_trace_id.clone().unwrap();
+    assert_eq!(
+        stored_score(&api, &found[0].id).await,
+        format!("Trace quality|0.5|Half right|EVAL|{trace}||{judge_trace}"),
+        "a trace score, no observation"
+    );
+    assert!(executions(&pool, &observations).await.is_empty(), "observation rules do not run in legacy");
 }

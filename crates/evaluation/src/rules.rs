@@ -22,6 +22,7 @@ use crate::{filter, path};
 pub const MAX_DELAY_SECONDS: i64 = 86_400;
 
 pub const V3_STOPPED: &str = "Trace-level and dataset evaluation rules run on the v3 tables, which the events_only write mode no longer writes; they stopped at the cutover. Recreate them as observation-level rules.";
+pub const DATASET_NOT_RUN: &str = "Dataset evaluation rules are kept and listed, but Loupe does not run them yet (docs/evaluators.md).";
 pub const NO_EVENTS: &str = "Observation-level rules read the events tables, which the legacy write mode does not write; they start in dual or events_only.";
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -79,6 +80,7 @@ pub fn stopped_by(target: &str, mode: WriteMode) -> Option<&'static str> {
     match (target, mode) {
         ("trace" | "dataset", WriteMode::EventsOnly) => Some(V3_STOPPED),
         ("observation", WriteMode::Legacy) => Some(NO_EVENTS),
+        ("dataset", _) => Some(DATASET_NOT_RUN),
         _ => None,
     }
 }

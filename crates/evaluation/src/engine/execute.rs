@@ -28,6 +28,8 @@ struct Claimed {
     evaluator_id: Option<String>,
     trace_id: String,
     observation_id: String,
+    /// `observation` or `trace`.
+    object_kind: String,
     attempts: i32,
 }
 
@@ -115,7 +117,7 @@ impl Executor {
                           WHERE project_id = $1 AND not_before <= now()
                             AND (status = 'pending' OR (status = 'running' AND lease_until < now()))
                           ORDER BY not_before, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-             RETURNING id, project_id, rule_id, evaluator_id, trace_id, observation_id, attempts",
+             RETURNING id, project_id, rule_id, evaluator_id, trace_id, observation_id, object_kind, attempts",
         )
         .bind(project)
         .bind(&self.engine.holder)
@@ -213,12 +215,16 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
         Ok(None) => definition.variable_mapping.clone().unwrap_or_default(),
         Err(error) => return transient(error),
     };
-    let observation =
-        match source::observation(&engine.clickhouse, &claimed.project_id, &claimed.trace_id, &claimed.observation_id).await {
-            Ok(Some(o)) => o,
-            Ok(None) => return Outcome::Failed("the observation was not found (deleted?)".to_owned()),
-            Err(error) => return transient(error),
-        };
+    let (ch, project) = (&engine.clickhouse, &claimed.project_id);
+    let found = match claimed.object_kind.as_str() {
+        "trace" => source::trace(ch, project, &claimed.trace_id).await,
+        _ => source::observation(ch, project, &claimed.trace_id, &claimed.observation_id).await,
+    };
+    let observation = match found {
+        Ok(Some(o)) => o,
+        Ok(None) => return Outcome::Failed(format!("the {} was not found (deleted?)", claimed.object_kind)),
+        Err(error) => return transient(error),
+    };
     let resolved = match &definition.model_config {
         Some(config) => engine
             .connections
@@ -252,7 +258,7 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
         evaluator_id,
         name: &name,
         trace_id: &observation.trace_id,
-        observation_id: &observation.span_id,
+        observation_id: (claimed.object_kind == "observation").then_some(observation.span_id.as_str()),
         environment: &observation.environment,
         judge_trace_id: &judge_trace_id,
     };

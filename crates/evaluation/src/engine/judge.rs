@@ -126,7 +126,8 @@ pub struct ScoreTarget<'a> {
     pub evaluator_id: &'a str,
     pub name: &'a str,
     pub trace_id: &'a str,
-    pub observation_id: &'a str,
+    /// `None` for a trace-level score.
+    pub observation_id: Option<&'a str>,
     pub environment: &'a str,
     pub judge_trace_id: &'a str,
 }
@@ -211,7 +212,7 @@ pub fn judge_trace(call: &JudgeCall<'_>) -> Value {
         attribute("langfuse.observation.metadata.evaluator_id", t.evaluator_id),
         attribute("langfuse.observation.metadata.evaluation_execution_id", t.execution_id),
         attribute("langfuse.observation.metadata.target_trace_id", t.trace_id),
-        attribute("langfuse.observation.metadata.target_observation_id", t.observation_id),
+        attribute("langfuse.observation.metadata.target_observation_id", t.observation_id.unwrap_or_default()),
     ];
     if let Some(usage) = call.usage {
         attributes.push(attribute(
@@ -225,7 +226,7 @@ pub fn judge_trace(call: &JudgeCall<'_>) -> Value {
     }
     let nanos = |at: chrono::DateTime<chrono::Utc>| at.timestamp_nanos_opt().unwrap_or_default().to_string();
     json!({"resourceSpans": [{
-        "resource": {"attributes": [attribute("service.name", "loupe-evaluator")]},
+        "resource": {"attributes": [attribute("service.name", "loupe-evaluator"), attribute("langfuse.environment", JUDGE_ENVIRONMENT)]},
         "scopeSpans": [{
             "scope": {"name": "loupe-evaluator"},
             "spans": [{

@@ -7,7 +7,8 @@
 //!   the rule's delay. The ingestion hot path is untouched; the cursor lives in PostgreSQL, so a
 //!   restart resumes where it stopped and an execution is recorded once (unique per rule,
 //!   evaluator and observation).
-//! - **runs** (`crate::runs`): a rule run once over a time range, in chunks, with progress.
+//! - **runs** (`runs.rs`; the API side is `crate::runs`): a rule run once over a time range, in
+//!   chunks, with progress.
 //! - **execute** (`execute.rs`): claims due executions with `FOR UPDATE SKIP LOCKED` under a
 //!   per-project advisory lock, at most `max_per_project` running per project across all workers,
 //!   each with a lease; calls the judge, writes the score and the judge's trace through the
@@ -15,6 +16,7 @@
 
 mod execute;
 mod follow;
+mod runs;
 pub mod judge;
 pub mod source;
 
@@ -95,13 +97,13 @@ impl Engine {
             WriteMode::EventsOnly => tracing::info!(
                 "evaluations: observation-level rules run; trace-level and dataset evaluation rules are stopped in events_only (the v3 tables are no longer written) and show as inactive"
             ),
-            WriteMode::Dual => tracing::info!("evaluations: observation-level rules run on the events; trace-level and dataset rules are kept (not run by this engine yet)"),
-            WriteMode::Legacy => tracing::info!("evaluations: the legacy write mode writes no events, so observation-level rules wait for dual or events_only"),
+            WriteMode::Dual => tracing::info!("evaluations: observation-level rules run on the events, trace-level rules on the v3 traces"),
+            WriteMode::Legacy => tracing::info!("evaluations: trace-level rules run on the v3 traces; the legacy write mode writes no events, so observation-level rules wait for dual or events_only"),
         }
         let executor = execute::Executor::new(self.clone());
         let mut tasks = tokio::task::JoinSet::new();
         tasks.spawn(follow::run(self.clone(), shutdown.clone()));
-        tasks.spawn(crate::runs::run(self.clone(), shutdown.clone()));
+        tasks.spawn(runs::run(self.clone(), shutdown.clone()));
         tasks.spawn(executor.run(shutdown.clone()));
         while let Some(result) = tasks.join_next().await {
             if let Err(error) = result {
@@ -143,16 +145,18 @@ pub(crate) struct LiveRule {
     pub evaluators: Vec<String>,
 }
 
-pub(crate) async fn rules_of(db: &PgPool, project: &str, only: Option<&str>) -> storage::Result<Vec<LiveRule>> {
+/// A project's enabled rules of `target` (`observation` or `trace`), or the one rule `only`.
+pub(crate) async fn rules_of(db: &PgPool, project: &str, target: &str, only: Option<&str>) -> storage::Result<Vec<LiveRule>> {
     let rows: Vec<(String, f64, i32, serde_json::Value, Option<chrono::DateTime<chrono::Utc>>, Vec<String>)> = sqlx::query_as(
         "SELECT r.id, r.sampling, r.delay_seconds, r.filter, r.enabled_at,
                 coalesce(array_agg(a.evaluator_id ORDER BY a.position) FILTER (WHERE a.evaluator_id IS NOT NULL), '{}')
          FROM evaluation_rules r LEFT JOIN evaluation_rule_evaluators a ON a.rule_id = r.id
-         WHERE r.project_id = $1 AND r.target = 'observation' AND (r.enabled OR r.id = $2) AND ($2::text IS NULL OR r.id = $2)
+         WHERE r.project_id = $1 AND r.target = $3 AND (r.enabled OR r.id = $2) AND ($2::text IS NULL OR r.id = $2)
          GROUP BY r.id",
     )
     .bind(project)
     .bind(only)
+    .bind(target)
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -178,6 +182,7 @@ pub(crate) struct NewExecution<'a> {
 pub(crate) async fn record(
     tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     project: &str,
+    kind: &str,
     executions: &[NewExecution<'_>],
 ) -> storage::Result<u64> {
     let mut ids = Vec::new();
@@ -199,8 +204,8 @@ pub(crate) async fn record(
         return Ok(0);
     }
     let done = sqlx::query(
-        "INSERT INTO evaluation_executions (id, project_id, rule_id, evaluator_id, trace_id, observation_id, object_start, not_before, run_id)
-         SELECT u.id, $1, u.rule, u.evaluator, u.trace, u.span, u.start, now() + make_interval(secs => u.delay), u.run
+        "INSERT INTO evaluation_executions (id, project_id, rule_id, evaluator_id, trace_id, observation_id, object_start, not_before, run_id, object_kind)
+         SELECT u.id, $1, u.rule, u.evaluator, u.trace, u.span, u.start, now() + make_interval(secs => u.delay), u.run, $10
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::int[], $9::text[])
               AS u(id, rule, evaluator, trace, span, start, delay, run)
          ON CONFLICT (rule_id, evaluator_id, object_kind, observation_id) DO NOTHING",
@@ -214,6 +219,7 @@ pub(crate) async fn record(
     .bind(&starts)
     .bind(&delays)
     .bind(&runs)
+    .bind(kind)
     .execute(&mut **tx)
     .await?;
     Ok(done.rows_affected())

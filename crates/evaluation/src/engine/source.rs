@@ -233,3 +233,90 @@ impl Observation {
         }
     }
 }
+
+#[derive(Deserialize)]
+struct TraceRow {
+    id: String,
+    name: String,
+    environment: String,
+    version: String,
+    user_id: String,
+    session_id: String,
+    tags: Vec<String>,
+    metadata_names: Vec<String>,
+    metadata_values: Vec<String>,
+    accepted: i64,
+    start: i64,
+}
+
+/// The project's v3 traces first accepted after the cursor (`created_at` is the acceptance time
+/// of a trace's first payload; updates keep it), oldest first: the candidates of trace rules.
+pub async fn traces_accepted_after(
+    clickhouse: &ClickHouse,
+    project: &str,
+    (after_micros, after_id): (i64, &str),
+    horizon_micros: i64,
+    limit: u64,
+) -> storage::Result<Vec<Found>> {
+    let query = clickhouse
+        .client()
+        .query(
+            "SELECT id, name, environment, ifNull(version, '') AS version, ifNull(user_id, '') AS user_id,
+                    ifNull(session_id, '') AS session_id, tags, mapKeys(metadata) AS metadata_names,
+                    mapValues(metadata) AS metadata_values, toUnixTimestamp64Micro(created_at) AS accepted,
+                    toUnixTimestamp64Micro(timestamp) AS start
+             FROM traces
+             WHERE project_id = ? AND is_deleted = 0
+               AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
+               AND (toUnixTimestamp64Micro(created_at), id) > (?, ?)
+             ORDER BY created_at, id, event_ts DESC LIMIT 1 BY id LIMIT ?",
+        )
+        .bind(project)
+        .bind(after_micros)
+        .bind(horizon_micros)
+        .bind(after_micros)
+        .bind(after_id)
+        .bind(limit);
+    Ok(fetch::<TraceRow>(clickhouse, query)
+        .await?
+        .into_iter()
+        .map(|r| Found {
+            accepted_micros: r.accepted,
+            start_micros: r.start,
+            candidate: Candidate {
+                span_id: r.id.clone(),
+                trace_id: r.id,
+                kind: "TRACE".to_owned(),
+                trace_name: r.name.clone(),
+                name: r.name,
+                environment: r.environment,
+                version: r.version,
+                user_id: r.user_id,
+                session_id: r.session_id,
+                tags: r.tags,
+                metadata: r.metadata_names.into_iter().zip(r.metadata_values).collect(),
+                is_app_root: true,
+                ..Candidate::default()
+            },
+        })
+        .collect())
+}
+
+/// One v3 trace's values, newest version, in the shape of an observation's (no tool calls or
+/// experiment values).
+pub async fn trace(clickhouse: &ClickHouse, project: &str, id: &str) -> storage::Result<Option<Observation>> {
+    let query = clickhouse
+        .client()
+        .query(
+            "SELECT id AS trace_id, '' AS span_id, environment, ifNull(input, '') AS input, ifNull(output, '') AS output,
+                    mapKeys(metadata) AS metadata_names, mapValues(metadata) AS metadata_values,
+                    CAST([], 'Array(String)') AS tool_calls, '' AS experiment_item_expected_output,
+                    CAST([], 'Array(String)') AS experiment_item_metadata_names,
+                    CAST([], 'Array(String)') AS experiment_item_metadata_values
+             FROM traces WHERE project_id = ? AND id = ? AND is_deleted = 0
+             ORDER BY event_ts DESC LIMIT 1",
+        )
+        .bind(project)
+        .bind(id);
+    Ok(fetch::<Observation>(clickhouse, query).await?.into_iter().next())
+}
