@@ -176,7 +176,7 @@ async fn matching_spans_get_eval_scores_with_retries_errors_and_a_time_range_run
     let prompts: Vec<String> = stub.requests().iter().map(|r| r.body_text()).collect();
     assert!(prompts.iter().any(|p| p.contains("Question: case-ok\\nAnswer: fine answer")), "{prompts:?}");
     // The judge call is traced into the project, in its own environment.
-    let path = format!("/api/public/v2/observations?traceId={judge_trace}&fields=core");
+    let path = format!("/api/public/v2/observations?traceId={judge_trace}&fields=core,basic");
     let traced = api.until(&path, |b| b["data"].as_array().is_some_and(|d| !d.is_empty())).await;
     assert_eq!(traced["data"][0]["environment"], "langfuse-llm-as-a-judge", "{traced}");
 

@@ -400,3 +400,19 @@ pub async fn delete(db: &PgPool, project: &str, id: &str) -> Result<crate::evalu
         .await?;
     Ok(crate::evaluators::Deleted { id: id.to_owned() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_runs_in_the_write_modes_that_write_its_tables() {
+        assert_eq!(stopped_by("observation", WriteMode::EventsOnly), None);
+        assert_eq!(stopped_by("observation", WriteMode::Dual), None);
+        assert_eq!(stopped_by("observation", WriteMode::Legacy), Some(NO_EVENTS));
+        assert_eq!(stopped_by("trace", WriteMode::Legacy), None);
+        assert_eq!(stopped_by("trace", WriteMode::Dual), None);
+        assert_eq!(stopped_by("trace", WriteMode::EventsOnly), Some(V3_STOPPED));
+        assert_eq!(stopped_by("dataset", WriteMode::EventsOnly), Some(V3_STOPPED));
+    }
+}
