@@ -114,7 +114,13 @@ async fn executions(pool: &PgPool, rule: &str) -> Vec<Execution> {
 }
 
 /// Waits until `done` holds for the rule's executions; fails after `limit` with what there is.
-async fn until(pool: &PgPool, rule: &str, limit: Duration, worker: &App, done: impl Fn(&[Execution]) -> bool) -> Vec<Execution> {
+async fn until(
+    pool: &PgPool,
+    rule: &str,
+    limit: Duration,
+    worker: &App,
+    done: impl Fn(&[Execution]) -> bool,
+) -> Vec<Execution> {
     let deadline = Instant::now() + limit;
     loop {
         let found = executions(pool, rule).await;
@@ -149,20 +155,37 @@ async fn matching_spans_get_eval_scores_with_retries_errors_and_a_time_range_run
     let pool = api.stack.pg.pool().await;
     connect(&pool, &stub).await;
     let judge = evaluator(&api, "Helpfulness").await;
-    let filter = json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["judge-me"]}]);
+    let filter =
+        json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["judge-me"]}]);
     let live = rule(&api, json!({"name": "live", "enabled": true, "filter": filter, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
     let never = rule(&api, json!({"name": "never", "enabled": true, "sampling": 0, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
 
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
-    send_spans(&api, trace, &[("00000000000000a1", "judge-me", "case-ok"), ("00000000000000a2", "judge-me", "case-429"),
-                              ("00000000000000a3", "judge-me", "case-500"), ("00000000000000a4", "other", "case-ok")]).await;
+    send_spans(
+        &api,
+        trace,
+        &[
+            ("00000000000000a1", "judge-me", "case-ok"),
+            ("00000000000000a2", "judge-me", "case-429"),
+            ("00000000000000a3", "judge-me", "case-500"),
+            ("00000000000000a4", "other", "case-ok"),
+        ],
+    )
+    .await;
     let found = until(&pool, &live, Duration::from_secs(90), &worker, |f| settled(f, 3)).await;
     let (ok, limited_one, failing) = (&found[0], &found[1], &found[2]);
     assert_eq!((ok.status.as_str(), ok.attempts), ("completed", 1), "{found:?}");
-    assert_eq!((limited_one.status.as_str(), limited_one.attempts), ("completed", 2), "a 429 is retried: {found:?}");
+    assert_eq!(
+        (limited_one.status.as_str(), limited_one.attempts),
+        ("completed", 2),
+        "a 429 is retried: {found:?}"
+    );
     assert_eq!(failing.status, "error", "{found:?}");
     assert_eq!(failing.attempts, 4, "a 500 is retried up to the attempt limit: {found:?}");
-    assert!(failing.error.as_deref().unwrap().contains("The server had an error (stub)"), "the provider's message: {found:?}");
+    assert!(
+        failing.error.as_deref().unwrap().contains("The server had an error (stub)"),
+        "the provider's message: {found:?}"
+    );
     assert!(executions(&pool, &never).await.is_empty(), "sampling 0 never runs");
 
     // The score: on the observation, named after the evaluator, the reasoning as its comment,
@@ -185,15 +208,26 @@ async fn matching_spans_get_eval_scores_with_retries_errors_and_a_time_range_run
     let backfill = rule(&api, json!({"name": "backfill", "enabled": false, "filter": filter, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
     let range = json!({"fromTimestamp": (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339(),
                        "toTimestamp": (chrono::Utc::now() + chrono::Duration::minutes(1)).to_rfc3339()});
-    let (status, run) = api.send(Method::POST, &format!("/api/public/v2/evaluation-rules/{backfill}/runs"), Some(&range)).await;
+    let (status, run) = api
+        .send(Method::POST, &format!("/api/public/v2/evaluation-rules/{backfill}/runs"), Some(&range))
+        .await;
     assert_eq!(status, 200, "{run}");
     let run_path = format!("/api/public/v2/evaluation-rules/{backfill}/runs/{}", run["id"].as_str().unwrap());
     let done = api.until(&run_path, |r| r["status"] == "completed").await;
     assert_eq!(done["progress"], 1.0, "{done}");
-    assert_eq!((&done["executions"]["completed"], &done["executions"]["error"]), (&json!(2), &json!(1)), "{done}");
+    assert_eq!(
+        (&done["executions"]["completed"], &done["executions"]["error"]),
+        (&json!(2), &json!(1)),
+        "{done}"
+    );
     // Everything that started in the range was read (judge spans written meanwhile may add to it).
-    assert!(done["total"].as_i64().unwrap() >= 4 && done["scanned"].as_i64() >= done["total"].as_i64(), "{done}");
-    let (status, bad) = api.send(Method::POST, &format!("/api/public/v2/evaluation-rules/{backfill}/runs"), Some(&json!({}))).await;
+    assert!(
+        done["total"].as_i64().unwrap() >= 4 && done["scanned"].as_i64() >= done["total"].as_i64(),
+        "{done}"
+    );
+    let (status, bad) = api
+        .send(Method::POST, &format!("/api/public/v2/evaluation-rules/{backfill}/runs"), Some(&json!({})))
+        .await;
     assert_eq!(status, 400, "{bad}");
 }
 
@@ -213,15 +247,24 @@ async fn the_per_project_cap_holds_and_events_only_stops_trace_rules() {
     let pool = api.stack.pg.pool().await;
     connect(&pool, &stub).await;
     let judge = evaluator(&api, "Capped").await;
-    let all = rule(&api, json!({"name": "all", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
+    let all =
+        rule(&api, json!({"name": "all", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]}))
+            .await;
     let spans: Vec<(String, String)> = (1..=6).map(|i| (format!("{i:016x}"), format!("s{i}"))).collect();
-    let spans: Vec<(&str, &str, &str)> = spans.iter().map(|(id, name)| (id.as_str(), name.as_str(), "q")).collect();
+    let spans: Vec<(&str, &str, &str)> =
+        spans.iter().map(|(id, name)| (id.as_str(), name.as_str(), "q")).collect();
     send_spans(&api, "5bf92f3577b34da6a3ce929d0e0e4736", &spans).await;
-    until(&pool, &all, Duration::from_secs(90), &worker, |f| f.len() == 6 && f.iter().all(|e| e.status == "completed")).await;
+    until(&pool, &all, Duration::from_secs(90), &worker, |f| {
+        f.len() == 6 && f.iter().all(|e| e.status == "completed")
+    })
+    .await;
     let arrivals = arrivals.lock().unwrap().clone();
     assert_eq!(arrivals.len(), 6);
     for at in &arrivals {
-        let overlapping = arrivals.iter().filter(|other| **other <= *at && at.duration_since(**other) < Duration::from_millis(1400)).count();
+        let overlapping = arrivals
+            .iter()
+            .filter(|other| **other <= *at && at.duration_since(**other) < Duration::from_millis(1400))
+            .count();
         assert!(overlapping <= 2, "more than 2 judge calls at once: {arrivals:?}");
     }
     // A trace-level rule is refused after the cutover.
@@ -266,14 +309,25 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
     connect(&pool, &stub).await;
     let judge = evaluator(&api, "Trace quality").await;
     let filter = json!([{"type": "stringOptions", "column": "traceName", "operator": "any of", "value": ["checkout"]}]);
-    let traces = rule(&api, json!({"name": "traces", "enabled": true, "target": "trace", "filter": filter,
-                                    "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
-    let observations = rule(&api, json!({"name": "obs", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]})).await;
-    let (_, shown) = api.send(Method::GET, &format!("/api/public/v2/evaluation-rules/{observations}"), None).await;
+    let traces = rule(
+        &api,
+        json!({"name": "traces", "enabled": true, "target": "trace", "filter": filter,
+                                    "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
+    .await;
+    let observations =
+        rule(&api, json!({"name": "obs", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]}))
+            .await;
+    let (_, shown) =
+        api.send(Method::GET, &format!("/api/public/v2/evaluation-rules/{observations}"), None).await;
     assert_eq!((&shown["enabled"], &shown["status"]), (&json!(false), &json!("inactive")), "{shown}");
     assert!(shown["inactiveReason"].as_str().unwrap().contains("legacy"), "{shown}");
     let (_, shown) = api.send(Method::GET, &format!("/api/public/v2/evaluation-rules/{traces}"), None).await;
-    assert_eq!((&shown["enabled"], &shown["status"], &shown["target"]), (&json!(true), &json!("active"), &json!("trace")), "{shown}");
+    assert_eq!(
+        (&shown["enabled"], &shown["status"], &shown["target"]),
+        (&json!(true), &json!("active"), &json!("trace")),
+        "{shown}"
+    );
 
     let trace = "6bf92f3577b34da6a3ce929d0e0e4736";
     send_spans(&api, trace, &[("00000000000000b1", "checkout", "case-ok")]).await;

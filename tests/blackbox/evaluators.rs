@@ -18,7 +18,10 @@ const RULES: &str = "/api/public/v2/evaluation-rules";
 async fn python_sdk_manages_evaluators_and_rules() {
     let api = Api::start(&[]).await;
     let seen = run_client("evaluators.py", &api.web).await;
-    assert_eq!(seen["created"], json!(["llm_as_judge", 1, "active", ["input", "output"], "user", "NUMERIC", "stub"]));
+    assert_eq!(
+        seen["created"],
+        json!(["llm_as_judge", 1, "active", ["input", "output"], "user", "NUMERIC", "stub"])
+    );
     assert_eq!(seen["default_model"], true);
     assert_eq!(seen["fetched"], json!(["Helpfulness", "Is the answer helpful?", "$.text"]));
     assert_eq!(seen["pages"], json!([["Tone"], ["Helpfulness"], true, true]), "newest first, cursor paged");
@@ -27,9 +30,16 @@ async fn python_sdk_manages_evaluators_and_rules() {
     assert_eq!(seen["versions"], json!([2, 1]));
     assert_eq!(seen["code"][0], 501, "{seen}");
     assert!(seen["code"][2].as_str().unwrap().contains("sandbox"), "{seen}");
-    assert_eq!((&seen["bad_categories"][0], &seen["bad_categories"][1]), (&json!(400), &json!("invalid_body")), "{seen}");
+    assert_eq!(
+        (&seen["bad_categories"][0], &seen["bad_categories"][1]),
+        (&json!(400), &json!("invalid_body")),
+        "{seen}"
+    );
     assert_eq!(seen["bad_categories"][3], json!([["outputDefinition", "categories"]]), "{seen}");
-    assert!(seen["unmapped"][2].as_str().unwrap().contains("\"other\" of the prompt is not mapped"), "{seen}");
+    assert!(
+        seen["unmapped"][2].as_str().unwrap().contains("\"other\" of the prompt is not mapped"),
+        "{seen}"
+    );
     assert_eq!((&seen["missing"][0], &seen["missing"][1]), (&json!(404), &json!("resource_not_found")));
     assert_eq!(seen["rule"], json!(["Generations", true, 0.5, "type", "any of", true]));
     assert_eq!(seen["draft"], json!([false, 1.0, []]));
@@ -74,7 +84,8 @@ async fn evaluator_routes_answer_the_sdk_error_shape_and_stay_in_their_project()
     assert_eq!(body["code"], "invalid_body", "{body}");
     let (status, body) = api.send(Method::POST, EVALUATORS, Some(&json!({"type": "llm_as_judge"}))).await;
     assert_eq!((status, &body["code"]), (400, &json!("invalid_body")), "{body}");
-    let paths: Vec<&Value> = body["details"]["issues"].as_array().unwrap().iter().map(|i| &i["path"]).collect();
+    let paths: Vec<&Value> =
+        body["details"]["issues"].as_array().unwrap().iter().map(|i| &i["path"]).collect();
     assert_eq!(paths, [&json!(["name"]), &json!(["prompt"]), &json!(["outputDefinition"])], "{body}");
     let (status, body) = api.send(Method::GET, &format!("{EVALUATORS}?limit=500"), None).await;
     assert_eq!((status, &body["code"]), (400, &json!("invalid_query")), "{body}");
@@ -114,7 +125,11 @@ async fn a_viewer_reads_evaluators_and_cannot_write_them() {
     let project = [("X-Loupe-Project", "project-blackbox")];
     let made = owner.send(&app, "POST", EVALUATORS, Some(judge()), &project).await;
     assert_eq!(made.status, 200, "{}", made.body);
-    assert!(made.body["createdBy"]["id"].is_string(), "a person's evaluator names its creator: {}", made.body);
+    assert!(
+        made.body["createdBy"]["id"].is_string(),
+        "a person's evaluator names its creator: {}",
+        made.body
+    );
     let id = made.body["id"].as_str().unwrap().to_owned();
 
     let mut viewer = signed_up(&app, "viewer@example.com").await;

@@ -53,12 +53,18 @@ struct ProjectConnections {
 
 impl ProjectConnections {
     fn key(&self) -> Result<&EncryptionKey, String> {
-        self.key.as_ref().ok_or_else(|| "ENCRYPTION_KEY is not set, so no LLM connection can be read".to_owned())
+        self.key
+            .as_ref()
+            .ok_or_else(|| "ENCRYPTION_KEY is not set, so no LLM connection can be read".to_owned())
     }
 }
 
 impl Connections for ProjectConnections {
-    fn named<'a>(&'a self, project: &'a str, provider: &'a str) -> BoxFuture<'a, Result<Option<llm::Connection>, String>> {
+    fn named<'a>(
+        &'a self,
+        project: &'a str,
+        provider: &'a str,
+    ) -> BoxFuture<'a, Result<Option<llm::Connection>, String>> {
         Box::pin(async move {
             resources::llm_connections::connection_for(&self.postgres, self.key()?, project, provider)
                 .await
@@ -68,7 +74,10 @@ impl Connections for ProjectConnections {
 
     /// The project's default evaluation model: the first custom model of its oldest LLM connection
     /// that has one (docs/evaluators.md).
-    fn default_model<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Option<(llm::Connection, String)>, String>> {
+    fn default_model<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Option<(llm::Connection, String)>, String>> {
         Box::pin(async move {
             let found: Option<(String, String)> = sqlx::query_as(
                 "SELECT provider, custom_models[1] FROM llm_api_keys

@@ -11,7 +11,8 @@ use crate::jsonpath::JsonPath;
 use crate::path;
 
 pub const ROLES: [&str; 3] = ["system", "user", "assistant"];
-pub const SOURCES: [&str; 6] = ["input", "output", "metadata", "tool_calls", "expected_output", "experiment_item_metadata"];
+pub const SOURCES: [&str; 6] =
+    ["input", "output", "metadata", "tool_calls", "expected_output", "experiment_item_metadata"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ChatMessage {
@@ -167,7 +168,11 @@ pub fn parse_definition(body: &Map<String, Value>, issues: &mut Issues) -> Optio
             let text = |key: &str, issues: &mut Issues| match config.get(key) {
                 Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
                 _ => {
-                    issues.add(&path!["modelConfig", key], "invalid_type", format!("modelConfig.{key} must be a non-empty string"));
+                    issues.add(
+                        &path!["modelConfig", key],
+                        "invalid_type",
+                        format!("modelConfig.{key} must be a non-empty string"),
+                    );
                     None
                 }
             };
@@ -185,7 +190,12 @@ pub fn parse_definition(body: &Map<String, Value>, issues: &mut Issues) -> Optio
         None | Some(Value::Null) => None,
         Some(value) => parse_mapping(value, &variables, "variableMapping", &[], issues),
     };
-    Some(JudgeDefinition { prompt: prompt?, model_config, variable_mapping, output_definition: output_definition? })
+    Some(JudgeDefinition {
+        prompt: prompt?,
+        model_config,
+        variable_mapping,
+        output_definition: output_definition?,
+    })
 }
 
 fn parse_prompt(value: Option<&Value>, issues: &mut Issues) -> Option<Vec<ChatMessage>> {
@@ -199,7 +209,11 @@ fn parse_prompt(value: Option<&Value>, issues: &mut Issues) -> Option<Vec<ChatMe
                 let role = message.get("role").and_then(Value::as_str);
                 let content = message.get("content").and_then(Value::as_str);
                 if !role.is_some_and(|r| ROLES.contains(&r)) {
-                    issues.add(&path!["prompt", i, "role"], "invalid_enum_value", "role must be one of system, user, assistant");
+                    issues.add(
+                        &path!["prompt", i, "role"],
+                        "invalid_enum_value",
+                        "role must be one of system, user, assistant",
+                    );
                 }
                 if content.is_none() {
                     issues.add(&path!["prompt", i, "content"], "invalid_type", "content must be a string");
@@ -211,7 +225,11 @@ fn parse_prompt(value: Option<&Value>, issues: &mut Issues) -> Option<Vec<ChatMe
             (out.len() == messages.len()).then_some(out)
         }
         _ => {
-            issues.add(&path!["prompt"], "invalid_type", "prompt must be a non-empty string or a non-empty list of chat messages");
+            issues.add(
+                &path!["prompt"],
+                "invalid_type",
+                "prompt must be a non-empty string or a non-empty list of chat messages",
+            );
             None
         }
     }
@@ -219,17 +237,28 @@ fn parse_prompt(value: Option<&Value>, issues: &mut Issues) -> Option<Vec<ChatMe
 
 fn parse_output(value: Option<&Value>, issues: &mut Issues) -> Option<OutputDefinition> {
     let Some(Value::Object(def)) = value else {
-        issues.add(&path!["outputDefinition"], "invalid_type", "outputDefinition must be an object with a dataType");
+        issues.add(
+            &path!["outputDefinition"],
+            "invalid_type",
+            "outputDefinition must be an object with a dataType",
+        );
         return None;
     };
     if def.contains_key("version") {
-        issues.add(&path!["outputDefinition", "version"], "unrecognized_keys", "outputDefinition.version is internal; do not send it");
+        issues.add(
+            &path!["outputDefinition", "version"],
+            "unrecognized_keys",
+            "outputDefinition.version is internal; do not send it",
+        );
     }
     let parsed: Result<OutputDefinition, _> = serde_json::from_value(Value::Object(def.clone()));
     let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(error) => {
-            let message = if matches!(def.get("dataType").and_then(Value::as_str), Some("NUMERIC" | "BOOLEAN" | "CATEGORICAL")) {
+            let message = if matches!(
+                def.get("dataType").and_then(Value::as_str),
+                Some("NUMERIC" | "BOOLEAN" | "CATEGORICAL")
+            ) {
                 format!("outputDefinition: {error}")
             } else {
                 "outputDefinition.dataType must be NUMERIC, BOOLEAN or CATEGORICAL".to_owned()
@@ -243,11 +272,16 @@ fn parse_output(value: Option<&Value>, issues: &mut Issues) -> Option<OutputDefi
             issues.add(&path!["outputDefinition", "minValue"], "custom", "minValue must not exceed maxValue");
         }
         OutputDefinition::Categorical { categories, .. } => {
-            let mut unique: Vec<&str> = categories.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
+            let mut unique: Vec<&str> =
+                categories.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
             unique.sort_unstable();
             unique.dedup();
             if unique.len() < 2 || unique.len() != categories.len() {
-                issues.add(&path!["outputDefinition", "categories"], "custom", "categories must hold at least two unique, non-empty values");
+                issues.add(
+                    &path!["outputDefinition", "categories"],
+                    "custom",
+                    "categories must hold at least two unique, non-empty values",
+                );
             }
         }
         _ => {}
@@ -264,7 +298,9 @@ pub fn parse_mapping(
     at: &[Value],
     issues: &mut Issues,
 ) -> Option<Vec<VariableMapping>> {
-    let base = |rest: Vec<Value>| -> Vec<Value> { at.iter().cloned().chain(std::iter::once(Value::from(field))).chain(rest).collect() };
+    let base = |rest: Vec<Value>| -> Vec<Value> {
+        at.iter().cloned().chain(std::iter::once(Value::from(field))).chain(rest).collect()
+    };
     let Value::Array(items) = value else {
         issues.add(&base(vec![]), "invalid_type", format!("{field} must be a list or null"));
         return None;
@@ -278,7 +314,11 @@ pub fn parse_mapping(
             None | Some(Value::Null) => None,
             Some(Value::String(p)) => {
                 if let Err(why) = JsonPath::parse(p) {
-                    issues.add(&base(path![i, "jsonPath"]), "custom", format!("jsonPath {p:?} is not valid: {why}"));
+                    issues.add(
+                        &base(path![i, "jsonPath"]),
+                        "custom",
+                        format!("jsonPath {p:?} is not valid: {why}"),
+                    );
                 }
                 Some(p.clone())
             }
@@ -300,7 +340,11 @@ pub fn parse_mapping(
             None => issues.add(&base(path![i, "variable"]), "invalid_type", "variable must be a string"),
         }
         if !source.as_deref().is_some_and(|s| SOURCES.contains(&s)) {
-            issues.add(&base(path![i, "source"]), "invalid_enum_value", format!("source must be one of {}", SOURCES.join(", ")));
+            issues.add(
+                &base(path![i, "source"]),
+                "invalid_enum_value",
+                format!("source must be one of {}", SOURCES.join(", ")),
+            );
         }
         if let Some(variable) = variable {
             out.push(VariableMapping { variable, source, json_path });
@@ -322,7 +366,11 @@ mod tests {
     fn parse(body: Value) -> Result<JudgeDefinition, Vec<String>> {
         let mut issues = Issues::default();
         let def = parse_definition(body.as_object().unwrap(), &mut issues);
-        if issues.is_empty() { Ok(def.unwrap()) } else { Err(issues.0.into_iter().map(|i| i.message).collect()) }
+        if issues.is_empty() {
+            Ok(def.unwrap())
+        } else {
+            Err(issues.0.into_iter().map(|i| i.message).collect())
+        }
     }
 
     #[test]
@@ -363,7 +411,13 @@ mod tests {
 
     #[test]
     fn output_definitions_answer_in_the_sdk_shape() {
-        let def: OutputDefinition = serde_json::from_value(json!({"dataType": "CATEGORICAL", "categories": ["a", "b"], "shouldAllowMultipleMatches": true})).unwrap();
-        assert_eq!(serde_json::to_value(&def).unwrap(), json!({"dataType": "CATEGORICAL", "categories": ["a", "b"], "shouldAllowMultipleMatches": true}));
+        let def: OutputDefinition = serde_json::from_value(
+            json!({"dataType": "CATEGORICAL", "categories": ["a", "b"], "shouldAllowMultipleMatches": true}),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&def).unwrap(),
+            json!({"dataType": "CATEGORICAL", "categories": ["a", "b"], "shouldAllowMultipleMatches": true})
+        );
     }
 }

@@ -104,10 +104,16 @@ fn judge_body(body: &Value) -> Result<&Map<String, Value>> {
 
 fn name_of(object: &Map<String, Value>, required: bool, issues: &mut Issues) -> Option<String> {
     match object.get("name") {
-        Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= 255 => Some(name.trim().to_owned()),
+        Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= 255 => {
+            Some(name.trim().to_owned())
+        }
         None if !required => None,
         _ => {
-            issues.add(&path!["name"], "invalid_type", "name must be a non-empty string of at most 255 characters");
+            issues.add(
+                &path!["name"],
+                "invalid_type",
+                "name must be a non-empty string of at most 255 characters",
+            );
             None
         }
     }
@@ -158,7 +164,8 @@ async fn add_version(
     definition: &JudgeDefinition,
     user: Option<&str>,
 ) -> Result<()> {
-    let json = serde_json::to_value(definition).map_err(|e| storage::Error::new(storage::ErrorKind::Internal, e.to_string()))?;
+    let json = serde_json::to_value(definition)
+        .map_err(|e| storage::Error::new(storage::ErrorKind::Internal, e.to_string()))?;
     sqlx::query("INSERT INTO evaluator_versions (id, evaluator_id, version, definition, created_by) VALUES ($1, $2, $3, $4, $5)")
         .bind(uuid::Uuid::now_v7().to_string())
         .bind(evaluator)
@@ -204,8 +211,13 @@ fn creator(id: Option<String>, name: Option<String>) -> Option<Creator> {
 }
 
 fn stored(definition: Value) -> Result<JudgeDefinition> {
-    serde_json::from_value(definition)
-        .map_err(|e| storage::Error::new(storage::ErrorKind::Internal, format!("a stored evaluator definition does not parse: {e}")).into())
+    serde_json::from_value(definition).map_err(|e| {
+        storage::Error::new(
+            storage::ErrorKind::Internal,
+            format!("a stored evaluator definition does not parse: {e}"),
+        )
+        .into()
+    })
 }
 
 fn body(row: Row, assignments: Vec<RuleAssignment>) -> Result<EvaluatorBody> {
@@ -254,7 +266,8 @@ async fn assignments(db: &PgPool, evaluator_ids: &[String]) -> Result<Vec<(Strin
 
 pub async fn get(db: &PgPool, project: &str, id: &str) -> Result<EvaluatorBody> {
     let sql = format!("{SELECT} WHERE e.project_id = $1 AND e.id = $2");
-    let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
+    let row: Option<Row> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
     let row = row.ok_or_else(|| Error::not_found(format!("Evaluator {id} not found")))?;
     let assigned = assignments(db, &[row.id.clone()]).await?.into_iter().map(|(_, a)| a).collect();
     body(row, assigned)
@@ -282,7 +295,8 @@ pub async fn list(db: &PgPool, project: &str, query: &PageQuery) -> Result<Curso
         .await?;
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
     let mut assigned = assignments(db, &ids).await?;
-    let keyed = page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
+    let keyed =
+        page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
     let mut data = Vec::with_capacity(keyed.data.len());
     for row in keyed.data {
         let (mine, rest): (Vec<_>, Vec<_>) = assigned.into_iter().partition(|(e, _)| *e == row.id);
@@ -293,7 +307,13 @@ pub async fn list(db: &PgPool, project: &str, query: &PageQuery) -> Result<Curso
 }
 
 /// A metadata-only change (name, description) or a complete new definition (a new version).
-pub async fn update(db: &PgPool, project: &str, id: &str, user: Option<&str>, body: &Value) -> Result<EvaluatorBody> {
+pub async fn update(
+    db: &PgPool,
+    project: &str,
+    id: &str,
+    user: Option<&str>,
+    body: &Value,
+) -> Result<EvaluatorBody> {
     let Some(object) = body.as_object() else {
         return Err(Error::invalid_body(vec![crate::error::Issue {
             code: "invalid_type".into(),
@@ -302,8 +322,15 @@ pub async fn update(db: &PgPool, project: &str, id: &str, user: Option<&str>, bo
         }]));
     };
     let current = get(db, project, id).await?;
-    const DEFINITION: [&str; 7] =
-        ["type", "prompt", "modelConfig", "variableMapping", "outputDefinition", "sourceCode", "sourceCodeLanguage"];
+    const DEFINITION: [&str; 7] = [
+        "type",
+        "prompt",
+        "modelConfig",
+        "variableMapping",
+        "outputDefinition",
+        "sourceCode",
+        "sourceCodeLanguage",
+    ];
     let replaces = DEFINITION.iter().any(|k| object.contains_key(*k));
     if !replaces && !object.contains_key("name") && !object.contains_key("description") {
         return Err(Error::invalid_body(vec![crate::error::Issue {
@@ -319,9 +346,16 @@ pub async fn update(db: &PgPool, project: &str, id: &str, user: Option<&str>, bo
         match object.get("type").and_then(Value::as_str) {
             Some("llm_as_judge") => {}
             Some("code") => {
-                return Err(Error::refused(Code::InvalidBody, "An evaluator's type cannot change (this one is llm_as_judge)"));
+                return Err(Error::refused(
+                    Code::InvalidBody,
+                    "An evaluator's type cannot change (this one is llm_as_judge)",
+                ));
             }
-            _ => issues.add(&path!["type"], "invalid_type", "replacing the definition needs type \"llm_as_judge\" and every definition field"),
+            _ => issues.add(
+                &path!["type"],
+                "invalid_type",
+                "replacing the definition needs type \"llm_as_judge\" and every definition field",
+            ),
         }
         definition::parse_definition(object, &mut issues)
     } else {
@@ -355,24 +389,37 @@ pub async fn update(db: &PgPool, project: &str, id: &str, user: Option<&str>, bo
 }
 
 pub async fn delete(db: &PgPool, project: &str, id: &str) -> Result<Deleted> {
-    let done = sqlx::query("DELETE FROM evaluators WHERE project_id = $1 AND id = $2").bind(project).bind(id).execute(db).await?;
+    let done = sqlx::query("DELETE FROM evaluators WHERE project_id = $1 AND id = $2")
+        .bind(project)
+        .bind(id)
+        .execute(db)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(Error::not_found(format!("Evaluator {id} not found")));
     }
     Ok(Deleted { id: id.to_owned() })
 }
 
-pub async fn versions(db: &PgPool, project: &str, id: &str, query: &PageQuery) -> Result<CursorPage<VersionBody>> {
-    let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM evaluators WHERE project_id = $1 AND id = $2")
-        .bind(project)
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
+pub async fn versions(
+    db: &PgPool,
+    project: &str,
+    id: &str,
+    query: &PageQuery,
+) -> Result<CursorPage<VersionBody>> {
+    let exists: Option<(String,)> =
+        sqlx::query_as("SELECT id FROM evaluators WHERE project_id = $1 AND id = $2")
+            .bind(project)
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
     if exists.is_none() {
         return Err(Error::not_found(format!("Evaluator {id} not found")));
     }
     let before: Option<i32> = match &query.after {
-        Some(key) => Some(key.parse().map_err(|_| Error::refused(Code::InvalidQuery, "cursor is not one this API returned"))?),
+        Some(key) => Some(
+            key.parse()
+                .map_err(|_| Error::refused(Code::InvalidQuery, "cursor is not one this API returned"))?,
+        ),
         None => None,
     };
     let rows: Vec<(String, i32, DateTime<Utc>, Option<String>, Option<String>, Value)> = sqlx::query_as(

@@ -28,8 +28,18 @@ pub const COLUMNS: [(&str, &str); 17] = [
     ("datasetId", "stringOptions"),
 ];
 
-const OBSERVATION_TYPES: [&str; 10] =
-    ["SPAN", "EVENT", "GENERATION", "AGENT", "TOOL", "CHAIN", "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"];
+const OBSERVATION_TYPES: [&str; 10] = [
+    "SPAN",
+    "EVENT",
+    "GENERATION",
+    "AGENT",
+    "TOOL",
+    "CHAIN",
+    "RETRIEVER",
+    "EVALUATOR",
+    "EMBEDDING",
+    "GUARDRAIL",
+];
 const LEVELS: [&str; 4] = ["DEBUG", "DEFAULT", "WARNING", "ERROR"];
 
 fn operators(kind: &str) -> &'static [&'static str] {
@@ -38,7 +48,9 @@ fn operators(kind: &str) -> &'static [&'static str] {
         "number" | "datetime" => &["=", ">", "<", ">=", "<="],
         "stringOptions" => &["any of", "none of"],
         "arrayOptions" => &["any of", "none of", "all of"],
-        "stringObject" => &["=", "contains", "does not contain", "starts with", "ends with", "is set", "is not set"],
+        "stringObject" => {
+            &["=", "contains", "does not contain", "starts with", "ends with", "is set", "is not set"]
+        }
         "boolean" => &["=", "<>"],
         "null" => &["is null", "is not null"],
         _ => &[],
@@ -74,15 +86,30 @@ fn check(condition: &Map<String, Value>, i: usize, issues: &mut Issues) -> Optio
     let operator = condition.get("operator").and_then(Value::as_str).unwrap_or_default();
     let Some((_, expected)) = COLUMNS.iter().find(|(c, _)| *c == column) else {
         let known: Vec<&str> = COLUMNS.iter().map(|(c, _)| *c).collect();
-        issues.add(&path!["filter", i, "column"], "invalid_enum_value", format!("column {column:?} cannot be filtered on; use one of {}", known.join(", ")));
+        issues.add(
+            &path!["filter", i, "column"],
+            "invalid_enum_value",
+            format!("column {column:?} cannot be filtered on; use one of {}", known.join(", ")),
+        );
         return None;
     };
     if kind != *expected {
-        issues.add(&path!["filter", i, "type"], "custom", format!("column {column:?} takes filter type {expected:?}, not {kind:?}"));
+        issues.add(
+            &path!["filter", i, "type"],
+            "custom",
+            format!("column {column:?} takes filter type {expected:?}, not {kind:?}"),
+        );
         return None;
     }
     if !operators(kind).contains(&operator) {
-        issues.add(&path!["filter", i, "operator"], "invalid_enum_value", format!("operator {operator:?} does not apply to {kind} filters (use one of {})", operators(kind).join(", ")));
+        issues.add(
+            &path!["filter", i, "operator"],
+            "invalid_enum_value",
+            format!(
+                "operator {operator:?} does not apply to {kind} filters (use one of {})",
+                operators(kind).join(", ")
+            ),
+        );
         return None;
     }
     let mut stored = condition.clone();
@@ -98,7 +125,11 @@ fn check(condition: &Map<String, Value>, i: usize, issues: &mut Issues) -> Optio
         "stringObject" => {
             let key_ok = condition.get("key").and_then(Value::as_str).is_some_and(|k| !k.is_empty());
             if !key_ok {
-                issues.add(&path!["filter", i, "key"], "invalid_type", "metadata filters need a non-empty key");
+                issues.add(
+                    &path!["filter", i, "key"],
+                    "invalid_type",
+                    "metadata filters need a non-empty key",
+                );
                 return None;
             }
             value.is_some_and(Value::is_string) || matches!(operator, "is set" | "is not set")
@@ -106,7 +137,11 @@ fn check(condition: &Map<String, Value>, i: usize, issues: &mut Issues) -> Optio
         _ => value.and_then(Value::as_array).is_some_and(|v| !v.is_empty() && v.iter().all(Value::is_string)),
     };
     if !ok {
-        issues.add(&path!["filter", i, "value"], "invalid_type", format!("the value of a {kind} filter has the wrong shape"));
+        issues.add(
+            &path!["filter", i, "value"],
+            "invalid_type",
+            format!("the value of a {kind} filter has the wrong shape"),
+        );
         return None;
     }
     let allowed: Option<&[&str]> = match column {
@@ -117,7 +152,11 @@ fn check(condition: &Map<String, Value>, i: usize, issues: &mut Issues) -> Optio
     if let (Some(allowed), Some(values)) = (allowed, value.and_then(Value::as_array)) {
         for v in values.iter().filter_map(Value::as_str) {
             if !allowed.contains(&v) {
-                issues.add(&path!["filter", i, "value"], "invalid_enum_value", format!("{v:?} is not a {column} (use {})", allowed.join(", ")));
+                issues.add(
+                    &path!["filter", i, "value"],
+                    "invalid_enum_value",
+                    format!("{v:?} is not a {column} (use {})", allowed.join(", ")),
+                );
                 return None;
             }
         }
@@ -159,7 +198,10 @@ fn holds(condition: &Value, c: &Candidate) -> bool {
     let get = |k: &str| condition.get(k);
     let operator = get("operator").and_then(Value::as_str).unwrap_or_default();
     let strings = || -> Vec<&str> {
-        get("value").and_then(Value::as_array).map(|v| v.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+        get("value")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     };
     let one = |actual: &str| options(operator, &strings(), actual);
     match get("column").and_then(Value::as_str).unwrap_or_default() {
@@ -170,9 +212,15 @@ fn holds(condition: &Value, c: &Candidate) -> bool {
         "traceName" => one(&c.trace_name),
         "experimentId" => one(&c.experiment_id),
         "datasetId" => one(&c.experiment_dataset_id),
-        "version" => text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.version)),
-        "userId" => text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.user_id)),
-        "sessionId" => text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.session_id)),
+        "version" => {
+            text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.version))
+        }
+        "userId" => {
+            text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.user_id))
+        }
+        "sessionId" => {
+            text(operator, get("value").and_then(Value::as_str).unwrap_or_default(), Some(&c.session_id))
+        }
         "tags" => array(operator, &strings(), &c.tags),
         "calledToolNames" => array(operator, &strings(), &c.tool_call_names),
         "metadata" => {

@@ -91,11 +91,7 @@ impl JsonPath {
             many |= matches!(step, Step::Wildcard);
             current = next;
         }
-        if many {
-            Some(Value::Array(current))
-        } else {
-            current.into_iter().next()
-        }
+        if many { Some(Value::Array(current)) } else { current.into_iter().next() }
     }
 }
 

@@ -37,16 +37,22 @@ pub fn parse_query(query: Option<&str>) -> Result<PageQuery> {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         match key {
             "limit" => {
-                page.limit = value.parse::<i64>().ok().filter(|l| (1..=MAX_LIMIT).contains(l)).ok_or_else(|| {
-                    Error::refused(Code::InvalidQuery, format!("limit must be an integer from 1 to {MAX_LIMIT}"))
-                })?;
+                page.limit =
+                    value.parse::<i64>().ok().filter(|l| (1..=MAX_LIMIT).contains(l)).ok_or_else(|| {
+                        Error::refused(
+                            Code::InvalidQuery,
+                            format!("limit must be an integer from 1 to {MAX_LIMIT}"),
+                        )
+                    })?;
             }
             "cursor" if !value.is_empty() => {
                 let decoded = URL_SAFE_NO_PAD
                     .decode(value.trim_end_matches("%3D").trim_end_matches('='))
                     .ok()
                     .and_then(|bytes| String::from_utf8(bytes).ok())
-                    .ok_or_else(|| Error::refused(Code::InvalidQuery, "cursor is not one this API returned"))?;
+                    .ok_or_else(|| {
+                        Error::refused(Code::InvalidQuery, "cursor is not one this API returned")
+                    })?;
                 page.after = Some(decoded);
             }
             _ => {}
@@ -67,7 +73,12 @@ pub fn split_key(key: &str) -> Result<(i64, &str)> {
 }
 
 /// A page from `limit + 1` rows: the extra row only says there is a next page.
-pub fn finish<R, T>(mut rows: Vec<R>, limit: i64, key: impl Fn(&R) -> String, body: impl Fn(R) -> T) -> CursorPage<T> {
+pub fn finish<R, T>(
+    mut rows: Vec<R>,
+    limit: i64,
+    key: impl Fn(&R) -> String,
+    body: impl Fn(R) -> T,
+) -> CursorPage<T> {
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let cursor = more.then(|| rows.last().map(|r| encode(&key(r)))).flatten();

@@ -22,7 +22,8 @@ use crate::{filter, path};
 pub const MAX_DELAY_SECONDS: i64 = 86_400;
 
 pub const V3_STOPPED: &str = "Trace-level and dataset evaluation rules run on the v3 tables, which the events_only write mode no longer writes; they stopped at the cutover. Recreate them as observation-level rules.";
-pub const DATASET_NOT_RUN: &str = "Dataset evaluation rules are kept and listed, but Loupe does not run them yet (docs/evaluators.md).";
+pub const DATASET_NOT_RUN: &str =
+    "Dataset evaluation rules are kept and listed, but Loupe does not run them yet (docs/evaluators.md).";
 pub const NO_EVENTS: &str = "Observation-level rules read the events tables, which the legacy write mode does not write; they start in dual or events_only.";
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -118,20 +119,32 @@ async fn assignments_of(db: &PgPool, rules: &[String]) -> Result<Vec<(String, As
     Ok(rows
         .into_iter()
         .map(|(rule, evaluator_id, mapping)| {
-            (rule, Assignment { evaluator_id, variable_mapping: mapping.and_then(|m| serde_json::from_value(m).ok()) })
+            (
+                rule,
+                Assignment {
+                    evaluator_id,
+                    variable_mapping: mapping.and_then(|m| serde_json::from_value(m).ok()),
+                },
+            )
         })
         .collect())
 }
 
 pub async fn get(db: &PgPool, project: &str, id: &str, mode: WriteMode) -> Result<RuleBody> {
     let sql = format!("{SELECT} WHERE r.project_id = $1 AND r.id = $2");
-    let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
+    let row: Option<Row> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
     let row = row.ok_or_else(|| Error::not_found(format!("Evaluation rule {id} not found")))?;
     let assigned = assignments_of(db, &[row.id.clone()]).await?.into_iter().map(|(_, a)| a).collect();
     Ok(body(row, assigned, mode))
 }
 
-pub async fn list(db: &PgPool, project: &str, query: &PageQuery, mode: WriteMode) -> Result<CursorPage<RuleBody>> {
+pub async fn list(
+    db: &PgPool,
+    project: &str,
+    query: &PageQuery,
+    mode: WriteMode,
+) -> Result<CursorPage<RuleBody>> {
     let (after_micros, after_id) = match &query.after {
         Some(key) => {
             let (micros, id) = page::split_key(key)?;
@@ -153,12 +166,14 @@ pub async fn list(db: &PgPool, project: &str, query: &PageQuery, mode: WriteMode
         .await?;
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
     let mut assigned = assignments_of(db, &ids).await?;
-    let keyed = page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
+    let keyed =
+        page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
     let data = keyed
         .data
         .into_iter()
         .map(|row| {
-            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut assigned).into_iter().partition(|(r, _)| *r == row.id);
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut assigned).into_iter().partition(|(r, _)| *r == row.id);
             assigned = rest;
             body(row, mine.into_iter().map(|(_, a)| a).collect(), mode)
         })
@@ -168,7 +183,12 @@ pub async fn list(db: &PgPool, project: &str, query: &PageQuery, mode: WriteMode
 
 /// A checked assignment list: each evaluator of this project, once, with a mapping of its prompt's
 /// variables when one is given.
-async fn parse_assignments(db: &PgPool, project: &str, value: &Value, issues: &mut Issues) -> Result<Vec<(String, Option<Vec<VariableMapping>>)>> {
+async fn parse_assignments(
+    db: &PgPool,
+    project: &str,
+    value: &Value,
+    issues: &mut Issues,
+) -> Result<Vec<(String, Option<Vec<VariableMapping>>)>> {
     let Value::Array(items) = value else {
         issues.add(&path!["evaluatorAssignments"], "invalid_type", "evaluatorAssignments must be a list");
         return Ok(Vec::new());
@@ -176,25 +196,39 @@ async fn parse_assignments(db: &PgPool, project: &str, value: &Value, issues: &m
     let mut out: Vec<(String, Option<Vec<VariableMapping>>)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let Some(id) = item.get("evaluatorId").and_then(Value::as_str) else {
-            issues.add(&path!["evaluatorAssignments", i, "evaluatorId"], "invalid_type", "evaluatorId must be a string");
+            issues.add(
+                &path!["evaluatorAssignments", i, "evaluatorId"],
+                "invalid_type",
+                "evaluatorId must be a string",
+            );
             continue;
         };
         if out.iter().any(|(e, _)| e == id) {
-            issues.add(&path!["evaluatorAssignments", i, "evaluatorId"], "custom", format!("evaluator {id} is assigned more than once"));
+            issues.add(
+                &path!["evaluatorAssignments", i, "evaluatorId"],
+                "custom",
+                format!("evaluator {id} is assigned more than once"),
+            );
             continue;
         }
         let Some((_, _, definition, _)) = crate::evaluators::newest(db, id).await?.filter(|_| true) else {
             return Err(Error::not_found(format!("Evaluator {id} not found")));
         };
         let owner: Option<(String,)> =
-            sqlx::query_as("SELECT id FROM evaluators WHERE id = $1 AND project_id = $2").bind(id).bind(project).fetch_optional(db).await?;
+            sqlx::query_as("SELECT id FROM evaluators WHERE id = $1 AND project_id = $2")
+                .bind(id)
+                .bind(project)
+                .fetch_optional(db)
+                .await?;
         if owner.is_none() {
             return Err(Error::not_found(format!("Evaluator {id} not found")));
         }
         let at = path!["evaluatorAssignments", i];
         let mapping = match item.get("variableMapping") {
             None | Some(Value::Null) => None,
-            Some(value) => definition::parse_mapping(value, &definition.variables(), "variableMapping", &at, issues),
+            Some(value) => {
+                definition::parse_mapping(value, &definition.variables(), "variableMapping", &at, issues)
+            }
         };
         out.push((id.to_owned(), mapping));
     }
@@ -207,7 +241,11 @@ fn sampling_of(object: &Map<String, Value>, issues: &mut Issues) -> Option<f64> 
         Some(v) => match v.as_f64() {
             Some(s) if (0.0..=1.0).contains(&s) => Some(s),
             _ => {
-                issues.add(&path!["sampling"], "invalid_type", "sampling must be a number from 0 to 1 (omit it for 1)");
+                issues.add(
+                    &path!["sampling"],
+                    "invalid_type",
+                    "sampling must be a number from 0 to 1 (omit it for 1)",
+                );
                 None
             }
         },
@@ -220,7 +258,11 @@ fn delay_of(object: &Map<String, Value>, issues: &mut Issues) -> Option<i32> {
         Some(v) => match v.as_i64() {
             Some(d) if (0..=MAX_DELAY_SECONDS).contains(&d) => Some(d as i32),
             _ => {
-                issues.add(&path!["delaySeconds"], "invalid_type", format!("delaySeconds must be an integer from 0 to {MAX_DELAY_SECONDS}"));
+                issues.add(
+                    &path!["delaySeconds"],
+                    "invalid_type",
+                    format!("delaySeconds must be an integer from 0 to {MAX_DELAY_SECONDS}"),
+                );
                 None
             }
         },
@@ -229,11 +271,21 @@ fn delay_of(object: &Map<String, Value>, issues: &mut Issues) -> Option<i32> {
 
 fn object_of(body: &Value) -> Result<&Map<String, Value>> {
     body.as_object().ok_or_else(|| {
-        Error::invalid_body(vec![Issue { code: "invalid_type".into(), message: "the body must be a JSON object".into(), path: vec![] }])
+        Error::invalid_body(vec![Issue {
+            code: "invalid_type".into(),
+            message: "the body must be a JSON object".into(),
+            path: vec![],
+        }])
     })
 }
 
-pub async fn create(db: &PgPool, project: &str, user: Option<&str>, body: &Value, mode: WriteMode) -> Result<RuleBody> {
+pub async fn create(
+    db: &PgPool,
+    project: &str,
+    user: Option<&str>,
+    body: &Value,
+    mode: WriteMode,
+) -> Result<RuleBody> {
     let object = object_of(body)?;
     let mut issues = Issues::default();
     let name = match object.get("name") {
@@ -254,19 +306,31 @@ pub async fn create(db: &PgPool, project: &str, user: Option<&str>, body: &Value
         None | Some(Value::Null) => "observation",
         Some(Value::String(t)) if ["observation", "trace", "dataset"].contains(&t.as_str()) => t.as_str(),
         Some(_) => {
-            issues.add(&path!["target"], "invalid_enum_value", "target must be observation, trace or dataset");
+            issues.add(
+                &path!["target"],
+                "invalid_enum_value",
+                "target must be observation, trace or dataset",
+            );
             "observation"
         }
     };
     let assignments = match object.get("evaluatorAssignments") {
         Some(value) => parse_assignments(db, project, value, &mut issues).await?,
         None => {
-            issues.add(&path!["evaluatorAssignments"], "invalid_type", "evaluatorAssignments is required (an empty list for a disabled draft)");
+            issues.add(
+                &path!["evaluatorAssignments"],
+                "invalid_type",
+                "evaluatorAssignments is required (an empty list for a disabled draft)",
+            );
             Vec::new()
         }
     };
     if enabled == Some(true) && assignments.is_empty() && issues.is_empty() {
-        issues.add(&path!["evaluatorAssignments"], "custom", "an enabled rule needs at least one evaluator assignment");
+        issues.add(
+            &path!["evaluatorAssignments"],
+            "custom",
+            "an enabled rule needs at least one evaluator assignment",
+        );
     }
     issues.finish()?;
     if target != "observation" && mode == WriteMode::EventsOnly {
@@ -300,7 +364,10 @@ async fn store_assignments(
     rule: &str,
     assignments: &[(String, Option<Vec<VariableMapping>>)],
 ) -> Result<()> {
-    sqlx::query("DELETE FROM evaluation_rule_evaluators WHERE rule_id = $1").bind(rule).execute(&mut **tx).await?;
+    sqlx::query("DELETE FROM evaluation_rule_evaluators WHERE rule_id = $1")
+        .bind(rule)
+        .execute(&mut **tx)
+        .await?;
     for (position, (evaluator, mapping)) in assignments.iter().enumerate() {
         let mapping = mapping.as_ref().map(|m| serde_json::to_value(m).unwrap_or(Value::Null));
         sqlx::query("INSERT INTO evaluation_rule_evaluators (rule_id, evaluator_id, position, variable_mapping) VALUES ($1, $2, $3, $4)")
@@ -317,15 +384,27 @@ async fn store_assignments(
 pub async fn update(db: &PgPool, project: &str, id: &str, body: &Value, mode: WriteMode) -> Result<RuleBody> {
     let object = object_of(body)?;
     let current = get(db, project, id, mode).await?;
-    const FIELDS: [&str; 6] = ["name", "enabled", "sampling", "filter", "evaluatorAssignments", "delaySeconds"];
+    const FIELDS: [&str; 6] =
+        ["name", "enabled", "sampling", "filter", "evaluatorAssignments", "delaySeconds"];
     if !FIELDS.iter().any(|f| object.contains_key(*f)) {
-        return Err(Error::invalid_body(vec![Issue { code: "custom".into(), message: "provide at least one field to change".into(), path: vec![] }]));
+        return Err(Error::invalid_body(vec![Issue {
+            code: "custom".into(),
+            message: "provide at least one field to change".into(),
+            path: vec![],
+        }]));
     }
     let legacy = current.target != "observation";
-    if legacy && (FIELDS.iter().any(|f| *f != "enabled" && object.contains_key(*f)) || object.get("enabled") == Some(&Value::Bool(true)) && mode == WriteMode::EventsOnly) {
+    if legacy
+        && (FIELDS.iter().any(|f| *f != "enabled" && object.contains_key(*f))
+            || object.get("enabled") == Some(&Value::Bool(true)) && mode == WriteMode::EventsOnly)
+    {
         return Err(Error::refused(
             Code::InvalidRequest,
-            if mode == WriteMode::EventsOnly { V3_STOPPED } else { "Trace-level and dataset rules can only be disabled (enabled=false) or deleted through this API" },
+            if mode == WriteMode::EventsOnly {
+                V3_STOPPED
+            } else {
+                "Trace-level and dataset rules can only be disabled (enabled=false) or deleted through this API"
+            },
         ));
     }
     let mut issues = Issues::default();
@@ -389,7 +468,11 @@ pub async fn update(db: &PgPool, project: &str, id: &str, body: &Value, mode: Wr
 }
 
 pub async fn delete(db: &PgPool, project: &str, id: &str) -> Result<crate::evaluators::Deleted> {
-    let done = sqlx::query("DELETE FROM evaluation_rules WHERE project_id = $1 AND id = $2").bind(project).bind(id).execute(db).await?;
+    let done = sqlx::query("DELETE FROM evaluation_rules WHERE project_id = $1 AND id = $2")
+        .bind(project)
+        .bind(id)
+        .execute(db)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(Error::not_found(format!("Evaluation rule {id} not found")));
     }

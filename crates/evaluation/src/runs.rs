@@ -72,42 +72,57 @@ pub async fn create(db: &PgPool, project: &str, rule: &str, body: &Value) -> Res
     match target {
         None => return Err(Error::not_found(format!("Evaluation rule {rule} not found"))),
         Some((target, _)) if target != "observation" => {
-            return Err(Error::refused(Code::InvalidRequest, "Only observation-level rules can be run over a time range"));
+            return Err(Error::refused(
+                Code::InvalidRequest,
+                "Only observation-level rules can be run over a time range",
+            ));
         }
         Some((_, 0)) => return Err(Error::refused(Code::InvalidRequest, "The rule has no evaluator to run")),
         Some(_) => {}
     }
     let id = uuid::Uuid::now_v7().to_string();
-    sqlx::query("INSERT INTO evaluation_runs (id, project_id, rule_id, from_ts, to_ts) VALUES ($1, $2, $3, $4, $5)")
-        .bind(&id)
-        .bind(project)
-        .bind(rule)
-        .bind(from)
-        .bind(to)
-        .execute(db)
-        .await?;
+    sqlx::query(
+        "INSERT INTO evaluation_runs (id, project_id, rule_id, from_ts, to_ts) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&id)
+    .bind(project)
+    .bind(rule)
+    .bind(from)
+    .bind(to)
+    .execute(db)
+    .await?;
     get(db, project, rule, &id).await
 }
 
 pub async fn get(db: &PgPool, project: &str, rule: &str, id: &str) -> Result<RunBody> {
     #[allow(clippy::type_complexity)]
-    let row: Option<(String, DateTime<Utc>, DateTime<Utc>, String, Option<i64>, i64, Option<String>, DateTime<Utc>, Option<DateTime<Utc>>)> =
-        sqlx::query_as(
-            "SELECT rule_id, from_ts, to_ts, status, total, scanned, error, created_at, finished_at
+    let row: Option<(
+        String,
+        DateTime<Utc>,
+        DateTime<Utc>,
+        String,
+        Option<i64>,
+        i64,
+        Option<String>,
+        DateTime<Utc>,
+        Option<DateTime<Utc>>,
+    )> = sqlx::query_as(
+        "SELECT rule_id, from_ts, to_ts, status, total, scanned, error, created_at, finished_at
              FROM evaluation_runs WHERE project_id = $1 AND rule_id = $2 AND id = $3",
-        )
-        .bind(project)
-        .bind(rule)
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
+    )
+    .bind(project)
+    .bind(rule)
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
     let (rule_id, from, to, status, total, scanned, error, created_at, finished_at) =
         row.ok_or_else(|| Error::not_found(format!("Run {id} not found")))?;
-    let counts: Vec<(String, i64)> =
-        sqlx::query_as("SELECT status, count(*) FROM evaluation_executions WHERE run_id = $1 GROUP BY status")
-            .bind(id)
-            .fetch_all(db)
-            .await?;
+    let counts: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT status, count(*) FROM evaluation_executions WHERE run_id = $1 GROUP BY status",
+    )
+    .bind(id)
+    .fetch_all(db)
+    .await?;
     let mut executions = ExecutionCounts::default();
     for (status, n) in counts {
         match status.as_str() {
@@ -124,7 +139,13 @@ pub async fn get(db: &PgPool, project: &str, rule: &str, id: &str) -> Result<Run
     };
     let all = executions.pending + executions.running + executions.completed + executions.error;
     let done = if all == 0 { 1.0 } else { (executions.completed + executions.error) as f64 / all as f64 };
-    let progress = if status == "completed" { 1.0 } else if status == "scanning" { scan / 2.0 } else { 0.5 + done / 2.0 };
+    let progress = if status == "completed" {
+        1.0
+    } else if status == "scanning" {
+        scan / 2.0
+    } else {
+        0.5 + done / 2.0
+    };
     Ok(RunBody {
         id: id.to_owned(),
         evaluation_rule_id: rule_id,

@@ -41,7 +41,9 @@ async fn create(
     let auth = authorized(auth)?;
     let body = json(&body)?;
     let mode = state.config.migration.write_mode;
-    Ok(Json(rules::create(&state.stores.postgres, &auth.project.id, auth.user_id.as_deref(), &body, mode).await?))
+    Ok(Json(
+        rules::create(&state.stores.postgres, &auth.project.id, auth.user_id.as_deref(), &body, mode).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -73,7 +75,9 @@ async fn fetch(
     Path(id): Path<String>,
 ) -> Result<Json<RuleBody>, EvalError> {
     let auth = authorized(auth)?;
-    Ok(Json(rules::get(&state.stores.postgres, &auth.project.id, &id, state.config.migration.write_mode).await?))
+    Ok(Json(
+        rules::get(&state.stores.postgres, &auth.project.id, &id, state.config.migration.write_mode).await?,
+    ))
 }
 
 #[utoipa::path(

@@ -21,7 +21,10 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(fetch, update, remove)).routes(routes!(versions))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(fetch, update, remove))
+        .routes(routes!(versions))
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -68,7 +71,10 @@ impl From<evaluation::Error> for EvalError {
             evaluation::Error::Refused { code, message, issues } => {
                 let status = StatusCode::from_u16(code.status()).unwrap_or(StatusCode::BAD_REQUEST);
                 let details = (!issues.is_empty()).then_some(Details { issues });
-                EvalError(status, PublicApiError { message, code: code.as_str(), error: error_class(status), details })
+                EvalError(
+                    status,
+                    PublicApiError { message, code: code.as_str(), error: error_class(status), details },
+                )
             }
             evaluation::Error::Storage(error) => ApiError::from(error).into(),
         }
@@ -86,7 +92,10 @@ impl From<ApiError> for EvalError {
             429 => "rate_limited",
             _ => "internal_error",
         };
-        EvalError(error.status, PublicApiError { message: error.message, code, error: error_class(error.status), details: None })
+        EvalError(
+            error.status,
+            PublicApiError { message: error.message, code, error: error_class(error.status), details: None },
+        )
     }
 }
 
@@ -122,7 +131,9 @@ async fn create(
 ) -> Result<Json<EvaluatorBody>, EvalError> {
     let auth = authorized(auth)?;
     let body = json(&body)?;
-    Ok(Json(evaluators::create(&state.stores.postgres, &auth.project.id, auth.user_id.as_deref(), &body).await?))
+    Ok(Json(
+        evaluators::create(&state.stores.postgres, &auth.project.id, auth.user_id.as_deref(), &body).await?,
+    ))
 }
 
 #[utoipa::path(
@@ -173,7 +184,10 @@ async fn update(
 ) -> Result<Json<EvaluatorBody>, EvalError> {
     let auth = authorized(auth)?;
     let body = json(&body)?;
-    Ok(Json(evaluators::update(&state.stores.postgres, &auth.project.id, &id, auth.user_id.as_deref(), &body).await?))
+    Ok(Json(
+        evaluators::update(&state.stores.postgres, &auth.project.id, &id, auth.user_id.as_deref(), &body)
+            .await?,
+    ))
 }
 
 #[utoipa::path(

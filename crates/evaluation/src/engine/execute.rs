@@ -35,9 +35,16 @@ struct Claimed {
 
 /// How an attempt ended.
 enum Outcome {
-    Completed { version: String, score: String, judge_trace: String },
+    Completed {
+        version: String,
+        score: String,
+        judge_trace: String,
+    },
     /// Try again after the wait (a 429, a 5xx, a timeout, an unavailable store).
-    Retry { error: String, wait: Option<std::time::Duration> },
+    Retry {
+        error: String,
+        wait: Option<std::time::Duration>,
+    },
     Failed(String),
     Cancelled(String),
 }
@@ -145,7 +152,14 @@ async fn finish(engine: &Engine, claimed: &Claimed, outcome: Outcome) -> storage
                 "UPDATE evaluation_executions SET status = 'completed', finished_at = now(), error = NULL, lease_until = NULL,
                     evaluator_version_id = $3, score_id = $4, execution_trace_id = $5 {fenced}"
             );
-            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).bind(&engine.holder).bind(version).bind(score).bind(judge_trace).execute(db).await?;
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&claimed.id)
+                .bind(&engine.holder)
+                .bind(version)
+                .bind(score)
+                .bind(judge_trace)
+                .execute(db)
+                .await?;
         }
         Outcome::Retry { error, wait } if claimed.attempts < engine.settings.max_attempts => {
             let wait = backoff(engine, claimed.attempts).max(wait.unwrap_or_default());
@@ -154,16 +168,36 @@ async fn finish(engine: &Engine, claimed: &Claimed, outcome: Outcome) -> storage
                 "UPDATE evaluation_executions SET status = 'pending', error = $3, lease_until = NULL,
                     not_before = now() + make_interval(secs => $4) {fenced}"
             );
-            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).bind(&engine.holder).bind(error).bind(wait.as_secs_f64()).execute(db).await?;
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&claimed.id)
+                .bind(&engine.holder)
+                .bind(error)
+                .bind(wait.as_secs_f64())
+                .execute(db)
+                .await?;
         }
         Outcome::Retry { error, .. } | Outcome::Failed(error) => {
             tracing::info!(execution = %claimed.id, %error, "evaluations: execution failed");
-            let sql = format!("UPDATE evaluation_executions SET status = 'error', error = $3, finished_at = now(), lease_until = NULL {fenced}");
-            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).bind(&engine.holder).bind(error).execute(db).await?;
+            let sql = format!(
+                "UPDATE evaluation_executions SET status = 'error', error = $3, finished_at = now(), lease_until = NULL {fenced}"
+            );
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&claimed.id)
+                .bind(&engine.holder)
+                .bind(error)
+                .execute(db)
+                .await?;
         }
         Outcome::Cancelled(why) => {
-            let sql = format!("UPDATE evaluation_executions SET status = 'cancelled', error = $3, finished_at = now(), lease_until = NULL {fenced}");
-            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).bind(&engine.holder).bind(why).execute(db).await?;
+            let sql = format!(
+                "UPDATE evaluation_executions SET status = 'cancelled', error = $3, finished_at = now(), lease_until = NULL {fenced}"
+            );
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&claimed.id)
+                .bind(&engine.holder)
+                .bind(why)
+                .execute(db)
+                .await?;
         }
     }
     Ok(())
@@ -202,12 +236,13 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
     if paused {
         return Outcome::Failed("the evaluator is paused".to_owned());
     }
-    let assignment: Result<Option<(Option<serde_json::Value>,)>, _> =
-        sqlx::query_as("SELECT variable_mapping FROM evaluation_rule_evaluators WHERE rule_id = $1 AND evaluator_id = $2")
-            .bind(rule_id)
-            .bind(evaluator_id)
-            .fetch_optional(db)
-            .await;
+    let assignment: Result<Option<(Option<serde_json::Value>,)>, _> = sqlx::query_as(
+        "SELECT variable_mapping FROM evaluation_rule_evaluators WHERE rule_id = $1 AND evaluator_id = $2",
+    )
+    .bind(rule_id)
+    .bind(evaluator_id)
+    .fetch_optional(db)
+    .await;
     let mapping: Vec<VariableMapping> = match assignment {
         Ok(Some((Some(over),))) => serde_json::from_value(over).unwrap_or_default(),
         Ok(Some((None,))) => definition.variable_mapping.clone().unwrap_or_default(),
@@ -232,7 +267,11 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
             .await
             .map(|c| c.map(|c| (c, config.model.clone())))
             .map_err(|e| (e, format!("LLM connection {:?}", config.provider))),
-        None => engine.connections.default_model(&claimed.project_id).await.map_err(|e| (e, "default model".to_owned())),
+        None => engine
+            .connections
+            .default_model(&claimed.project_id)
+            .await
+            .map_err(|e| (e, "default model".to_owned())),
     };
     let (connection, model) = match resolved {
         Ok(Some(found)) => found,
@@ -270,7 +309,16 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
         Ok(r) => (r.text.clone(), r.usage, None),
         Err(e) => (String::new(), None, Some(e.to_string())),
     };
-    let call = JudgeCall { target: &target, model: &model, messages: &messages, reply: &text, usage: usage.as_ref(), started, ended, error: error.as_deref() };
+    let call = JudgeCall {
+        target: &target,
+        model: &model,
+        messages: &messages,
+        reply: &text,
+        usage: usage.as_ref(),
+        started,
+        ended,
+        error: error.as_deref(),
+    };
     let trace = Bytes::from(judge::judge_trace(&call).to_string());
     if let Err(error) = engine.ingestion.otlp(&sender, trace, Some("application/json"), None).await {
         tracing::warn!(%error, execution = %claimed.id, "evaluations: the judge call's trace was not accepted");

@@ -59,7 +59,13 @@ async fn follow_all(engine: &Engine, target: &str) -> storage::Result<()> {
     Ok(())
 }
 
-async fn read(engine: &Engine, project: &str, target: &str, cursor: (i64, &str), horizon: i64) -> storage::Result<Vec<Found>> {
+async fn read(
+    engine: &Engine,
+    project: &str,
+    target: &str,
+    cursor: (i64, &str),
+    horizon: i64,
+) -> storage::Result<Vec<Found>> {
     match target {
         "trace" => source::traces_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
         _ => source::accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
@@ -86,7 +92,8 @@ async fn follow(engine: &Engine, project: &str, target: &str, horizon: i64) -> s
         let Some(last) = found.last() else { return Ok(()) };
         let next = (last.accepted_micros, last.candidate.span_id.clone());
         let mut matched = Vec::new();
-        for row in found.iter().filter(|r| !r.candidate.environment.starts_with(INTERNAL_ENVIRONMENT_PREFIX)) {
+        for row in found.iter().filter(|r| !r.candidate.environment.starts_with(INTERNAL_ENVIRONMENT_PREFIX))
+        {
             for rule in &rules {
                 if row.accepted_micros >= rule.enabled_at_micros
                     && filter::matches(&rule.filter, &row.candidate)

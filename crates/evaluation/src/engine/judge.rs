@@ -14,12 +14,16 @@ pub const JUDGE_ENVIRONMENT: &str = "langfuse-llm-as-a-judge";
 
 /// The prompt's messages with every mapped variable filled. A variable without a mapping takes the
 /// source of its own name when there is one (`{{input}}` → input), else stays empty.
-pub fn messages(def: &JudgeDefinition, mapping: &[VariableMapping], observation: &Observation) -> Vec<llm::ChatMessage> {
+pub fn messages(
+    def: &JudgeDefinition,
+    mapping: &[VariableMapping],
+    observation: &Observation,
+) -> Vec<llm::ChatMessage> {
     let value_of = |variable: &str| -> Option<String> {
         let mapped = mapping.iter().find(|m| m.variable == variable);
-        let source = mapped.and_then(|m| m.source.clone()).or_else(|| {
-            definition::SOURCES.contains(&variable).then(|| variable.to_owned())
-        });
+        let source = mapped
+            .and_then(|m| m.source.clone())
+            .or_else(|| definition::SOURCES.contains(&variable).then(|| variable.to_owned()));
         let Some(source) = source else { return Some(String::new()) };
         let mut value = observation.source(&source);
         if let Some(path) = mapped.and_then(|m| m.json_path.as_deref()) {
@@ -56,7 +60,9 @@ pub fn output_schema(output: &OutputDefinition) -> llm::StructuredOutput {
             }
             json!({"type": "number", "description": description})
         }
-        OutputDefinition::Boolean { .. } => json!({"type": "boolean", "description": value.unwrap_or("The verdict")}),
+        OutputDefinition::Boolean { .. } => {
+            json!({"type": "boolean", "description": value.unwrap_or("The verdict")})
+        }
         OutputDefinition::Categorical { categories, should_allow_multiple_matches, .. } => {
             let one = json!({"type": "string", "enum": categories});
             if *should_allow_multiple_matches {
@@ -104,14 +110,18 @@ pub fn read_reply(output: &OutputDefinition, reply: &Value) -> Result<(Vec<Score
         OutputDefinition::Categorical { categories, should_allow_multiple_matches, .. } => {
             let picked: Vec<&str> = match score {
                 Value::String(s) => vec![s.as_str()],
-                Value::Array(items) if *should_allow_multiple_matches => items.iter().filter_map(Value::as_str).collect(),
+                Value::Array(items) if *should_allow_multiple_matches => {
+                    items.iter().filter_map(Value::as_str).collect()
+                }
                 _ => return Err(format!("the judge's score {score} is not a category")),
             };
             if picked.is_empty() {
                 return Err("the judge picked no category".to_owned());
             }
             if let Some(unknown) = picked.iter().find(|p| !categories.iter().any(|c| c == *p)) {
-                return Err(format!("the judge's category {unknown:?} is not one of the output definition's"));
+                return Err(format!(
+                    "the judge's category {unknown:?} is not one of the output definition's"
+                ));
             }
             picked.into_iter().map(|p| ScoreValue::Category(p.to_owned())).collect()
         }
@@ -212,7 +222,10 @@ pub fn judge_trace(call: &JudgeCall<'_>) -> Value {
         attribute("langfuse.observation.metadata.evaluator_id", t.evaluator_id),
         attribute("langfuse.observation.metadata.evaluation_execution_id", t.execution_id),
         attribute("langfuse.observation.metadata.target_trace_id", t.trace_id),
-        attribute("langfuse.observation.metadata.target_observation_id", t.observation_id.unwrap_or_default()),
+        attribute(
+            "langfuse.observation.metadata.target_observation_id",
+            t.observation_id.unwrap_or_default(),
+        ),
     ];
     if let Some(usage) = call.usage {
         attributes.push(attribute(
@@ -255,11 +268,27 @@ mod tests {
 
     #[test]
     fn replies_are_checked_against_the_output_definition() {
-        let numeric = OutputDefinition::Numeric { min_value: Some(0.0), max_value: Some(1.0), score_reasoning_instructions: None, score_value_instructions: None };
-        assert_eq!(read_reply(&numeric, &json!({"score": 0.5, "reasoning": "ok"})).unwrap(), (vec![ScoreValue::Number(0.5)], "ok".to_owned()));
+        let numeric = OutputDefinition::Numeric {
+            min_value: Some(0.0),
+            max_value: Some(1.0),
+            score_reasoning_instructions: None,
+            score_value_instructions: None,
+        };
+        assert_eq!(
+            read_reply(&numeric, &json!({"score": 0.5, "reasoning": "ok"})).unwrap(),
+            (vec![ScoreValue::Number(0.5)], "ok".to_owned())
+        );
         assert!(read_reply(&numeric, &json!({"score": 2, "reasoning": ""})).is_err());
-        let categorical = OutputDefinition::Categorical { categories: vec!["a".into(), "b".into()], should_allow_multiple_matches: true, score_reasoning_instructions: None, score_value_instructions: None };
-        assert_eq!(read_reply(&categorical, &json!({"score": ["a", "b"], "reasoning": ""})).unwrap().0.len(), 2);
+        let categorical = OutputDefinition::Categorical {
+            categories: vec!["a".into(), "b".into()],
+            should_allow_multiple_matches: true,
+            score_reasoning_instructions: None,
+            score_value_instructions: None,
+        };
+        assert_eq!(
+            read_reply(&categorical, &json!({"score": ["a", "b"], "reasoning": ""})).unwrap().0.len(),
+            2
+        );
         assert!(read_reply(&categorical, &json!({"score": ["c"], "reasoning": ""})).is_err());
         assert_eq!(judge_trace_id("x").len(), 32);
     }

@@ -16,8 +16,8 @@
 
 mod execute;
 mod follow;
-mod runs;
 pub mod judge;
+mod runs;
 pub mod source;
 
 use std::sync::Arc;
@@ -36,9 +36,16 @@ use storage::queue::IngestionQueue;
 /// `resources::llm_connections`), so this crate does not depend on the API resources.
 pub trait Connections: Send + Sync {
     /// The connection named `provider`, or `None` when the project has none by that name.
-    fn named<'a>(&'a self, project: &'a str, provider: &'a str) -> BoxFuture<'a, Result<Option<llm::Connection>, String>>;
+    fn named<'a>(
+        &'a self,
+        project: &'a str,
+        provider: &'a str,
+    ) -> BoxFuture<'a, Result<Option<llm::Connection>, String>>;
     /// The project's default evaluation model (docs/evaluators.md): the connection and the model.
-    fn default_model<'a>(&'a self, project: &'a str) -> BoxFuture<'a, Result<Option<(llm::Connection, String)>, String>>;
+    fn default_model<'a>(
+        &'a self,
+        project: &'a str,
+    ) -> BoxFuture<'a, Result<Option<(llm::Connection, String)>, String>>;
 }
 
 #[derive(Debug, Clone)]
@@ -97,8 +104,12 @@ impl Engine {
             WriteMode::EventsOnly => tracing::info!(
                 "evaluations: observation-level rules run; trace-level and dataset evaluation rules are stopped in events_only (the v3 tables are no longer written) and show as inactive"
             ),
-            WriteMode::Dual => tracing::info!("evaluations: observation-level rules run on the events, trace-level rules on the v3 traces"),
-            WriteMode::Legacy => tracing::info!("evaluations: trace-level rules run on the v3 traces; the legacy write mode writes no events, so observation-level rules wait for dual or events_only"),
+            WriteMode::Dual => tracing::info!(
+                "evaluations: observation-level rules run on the events, trace-level rules on the v3 traces"
+            ),
+            WriteMode::Legacy => tracing::info!(
+                "evaluations: trace-level rules run on the v3 traces; the legacy write mode writes no events, so observation-level rules wait for dual or events_only"
+            ),
         }
         let executor = execute::Executor::new(self.clone());
         let mut tasks = tokio::task::JoinSet::new();
@@ -146,7 +157,12 @@ pub(crate) struct LiveRule {
 }
 
 /// A project's enabled rules of `target` (`observation` or `trace`), or the one rule `only`.
-pub(crate) async fn rules_of(db: &PgPool, project: &str, target: &str, only: Option<&str>) -> storage::Result<Vec<LiveRule>> {
+pub(crate) async fn rules_of(
+    db: &PgPool,
+    project: &str,
+    target: &str,
+    only: Option<&str>,
+) -> storage::Result<Vec<LiveRule>> {
     let rows: Vec<(String, f64, i32, serde_json::Value, Option<chrono::DateTime<chrono::Utc>>, Vec<String>)> = sqlx::query_as(
         "SELECT r.id, r.sampling, r.delay_seconds, r.filter, r.enabled_at,
                 coalesce(array_agg(a.evaluator_id ORDER BY a.position) FILTER (WHERE a.evaluator_id IS NOT NULL), '{}')

@@ -45,7 +45,9 @@ async fn step(engine: &Engine) -> storage::Result<bool> {
     .bind(&engine.holder)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((id, project, rule_id, from, to, cursor_time, cursor_id, total)) = claimed else { return Ok(false) };
+    let Some((id, project, rule_id, from, to, cursor_time, cursor_id, total)) = claimed else {
+        return Ok(false);
+    };
     sqlx::query("UPDATE evaluation_runs SET lease_owner = $2, lease_until = now() + interval '5 minutes' WHERE id = $1")
         .bind(&id)
         .bind(&engine.holder)
@@ -55,20 +57,32 @@ async fn step(engine: &Engine) -> storage::Result<bool> {
     let range = (from.timestamp_micros(), to.timestamp_micros());
     if total.is_none() {
         let n = source::count_started_between(&engine.clickhouse, &project, range).await?;
-        sqlx::query("UPDATE evaluation_runs SET total = $2 WHERE id = $1").bind(&id).bind(n as i64).execute(db).await?;
+        sqlx::query("UPDATE evaluation_runs SET total = $2 WHERE id = $1")
+            .bind(&id)
+            .bind(n as i64)
+            .execute(db)
+            .await?;
     }
-    let Some(rule) = rules_of(db, &project, "observation", Some(&rule_id)).await?.into_iter().next() else { return Ok(false) };
+    let Some(rule) = rules_of(db, &project, "observation", Some(&rule_id)).await?.into_iter().next() else {
+        return Ok(false);
+    };
     let after = (cursor_time.map_or(i64::MIN, |t| t.timestamp_micros()), cursor_id);
-    let found = source::started_between(&engine.clickhouse, &project, range, (after.0, &after.1), CHUNK).await?;
+    let found =
+        source::started_between(&engine.clickhouse, &project, range, (after.0, &after.1), CHUNK).await?;
     let matched: Vec<NewExecution<'_>> = found
         .iter()
         .filter(|f| !f.candidate.environment.starts_with(source::INTERNAL_ENVIRONMENT_PREFIX))
-        .filter(|f| filter::matches(&rule.filter, &f.candidate) && sampled(&rule.id, &f.candidate.span_id, rule.sampling))
+        .filter(|f| {
+            filter::matches(&rule.filter, &f.candidate)
+                && sampled(&rule.id, &f.candidate.span_id, rule.sampling)
+        })
         .map(|found| NewExecution { rule: &rule, found, run_id: Some(&id) })
         .collect();
     let mut tx = db.begin().await?;
     record(&mut tx, &project, "observation", &matched).await?;
-    let last = found.last().map(|f| (DateTime::from_timestamp_micros(f.start_micros).unwrap_or_default(), f.candidate.span_id.clone()));
+    let last = found.last().map(|f| {
+        (DateTime::from_timestamp_micros(f.start_micros).unwrap_or_default(), f.candidate.span_id.clone())
+    });
     let finished = (found.len() as u64) < CHUNK;
     sqlx::query(
         "UPDATE evaluation_runs SET scanned = scanned + $2,

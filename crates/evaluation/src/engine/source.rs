@@ -84,7 +84,10 @@ impl From<CandidateRow> for Found {
     }
 }
 
-async fn fetch<T: serde::de::DeserializeOwned>(clickhouse: &ClickHouse, query: clickhouse::query::Query) -> storage::Result<Vec<T>> {
+async fn fetch<T: serde::de::DeserializeOwned>(
+    clickhouse: &ClickHouse,
+    query: clickhouse::query::Query,
+) -> storage::Result<Vec<T>> {
     let mut cursor = query
         .with_setting("output_format_json_quote_64bit_integers", "0")
         .fetch_bytes("JSONEachRow")
@@ -93,8 +96,9 @@ async fn fetch<T: serde::de::DeserializeOwned>(clickhouse: &ClickHouse, query: c
     body.split(|b| *b == b'\n')
         .filter(|line| !line.is_empty())
         .map(|line| {
-            serde_json::from_slice(line)
-                .map_err(|e| storage::Error::new(storage::ErrorKind::Internal, format!("an events row did not parse: {e}")))
+            serde_json::from_slice(line).map_err(|e| {
+                storage::Error::new(storage::ErrorKind::Internal, format!("an events row did not parse: {e}"))
+            })
         })
         .collect()
 }
@@ -156,7 +160,11 @@ pub async fn started_between(
 }
 
 /// How many observations started in `[from, to)`: a run's total.
-pub async fn count_started_between(clickhouse: &ClickHouse, project: &str, (from, to): (i64, i64)) -> storage::Result<u64> {
+pub async fn count_started_between(
+    clickhouse: &ClickHouse,
+    project: &str,
+    (from, to): (i64, i64),
+) -> storage::Result<u64> {
     #[derive(Deserialize)]
     struct Count {
         n: u64,
@@ -189,7 +197,12 @@ pub struct Observation {
     pub experiment_item_metadata_values: Vec<String>,
 }
 
-pub async fn observation(clickhouse: &ClickHouse, project: &str, trace: &str, span: &str) -> storage::Result<Option<Observation>> {
+pub async fn observation(
+    clickhouse: &ClickHouse,
+    project: &str,
+    trace: &str,
+    span: &str,
+) -> storage::Result<Option<Observation>> {
     let query = clickhouse
         .client()
         .query(
