@@ -302,7 +302,7 @@ pub fn parse_mapping(
         at.iter().cloned().chain(std::iter::once(Value::from(field))).chain(rest).collect()
     };
     let Value::Array(items) = value else {
-        issues.add(&base(vec![]), "invalid_type", format!("{field} must be a list or null"));
+        issues.add(&base(&[]), "invalid_type", format!("{field} must be a list or null"));
         return None;
     };
     let before = issues.0.len();
@@ -315,7 +315,7 @@ pub fn parse_mapping(
             Some(Value::String(p)) => {
                 if let Err(why) = JsonPath::parse(p) {
                     issues.add(
-                        &base(path![i, "jsonPath"]),
+                        &base(&path![i, "jsonPath"]),
                         "custom",
                         format!("jsonPath {p:?} is not valid: {why}"),
                     );
@@ -323,25 +323,25 @@ pub fn parse_mapping(
                 Some(p.clone())
             }
             Some(_) => {
-                issues.add(&base(path![i, "jsonPath"]), "invalid_type", "jsonPath must be a string");
+                issues.add(&base(&path![i, "jsonPath"]), "invalid_type", "jsonPath must be a string");
                 None
             }
         };
         match &variable {
             Some(v) if !variables.contains(v) => issues.add(
-                &base(path![i, "variable"]),
+                &base(&path![i, "variable"]),
                 "custom",
                 format!("{v:?} is not a variable of the prompt (variables: {})", variables.join(", ")),
             ),
             Some(v) if out.iter().any(|m| &m.variable == v) => {
-                issues.add(&base(path![i, "variable"]), "custom", format!("{v:?} is mapped more than once"))
+                issues.add(&base(&path![i, "variable"]), "custom", format!("{v:?} is mapped more than once"))
             }
             Some(_) => {}
-            None => issues.add(&base(path![i, "variable"]), "invalid_type", "variable must be a string"),
+            None => issues.add(&base(&path![i, "variable"]), "invalid_type", "variable must be a string"),
         }
         if !source.as_deref().is_some_and(|s| SOURCES.contains(&s)) {
             issues.add(
-                &base(path![i, "source"]),
+                &base(&path![i, "source"]),
                 "invalid_enum_value",
                 format!("source must be one of {}", SOURCES.join(", ")),
             );
@@ -352,7 +352,7 @@ pub fn parse_mapping(
     }
     for v in variables {
         if !out.iter().any(|m| &m.variable == v) {
-            issues.add(&base(vec![]), "custom", format!("variable {v:?} of the prompt is not mapped"));
+            issues.add(&base(&[]), "custom", format!("variable {v:?} of the prompt is not mapped"));
         }
     }
     (issues.0.len() == before).then_some(out)

@@ -103,8 +103,8 @@ impl Issues {
     }
 }
 
-/// A path of field names and indices, written as JSON values the way the SDK's issues carry them.
+/// A path of field names and indices (an array of JSON values, as the SDK's issues carry them).
 #[macro_export]
 macro_rules! path {
-    ($($part:expr),* $(,)?) => { vec![$(serde_json::Value::from($part)),*] };
+    ($($part:expr),* $(,)?) => { [$(serde_json::Value::from($part)),*] };
 }

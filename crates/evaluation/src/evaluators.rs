@@ -97,7 +97,7 @@ fn judge_body(body: &Value) -> Result<&Map<String, Value>> {
         _ => Err(Error::invalid_body(vec![crate::error::Issue {
             code: "invalid_union_discriminator".into(),
             message: "type must be \"llm_as_judge\" or \"code\"".into(),
-            path: path!["type"],
+            path: path!["type"].to_vec(),
         }])),
     }
 }
@@ -269,7 +269,7 @@ pub async fn get(db: &PgPool, project: &str, id: &str) -> Result<EvaluatorBody> 
     let row: Option<Row> =
         sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
     let row = row.ok_or_else(|| Error::not_found(format!("Evaluator {id} not found")))?;
-    let assigned = assignments(db, &[row.id.clone()]).await?.into_iter().map(|(_, a)| a).collect();
+    let assigned = assignments(db, std::slice::from_ref(&row.id)).await?.into_iter().map(|(_, a)| a).collect();
     body(row, assigned)
 }
 
@@ -400,6 +400,9 @@ pub async fn delete(db: &PgPool, project: &str, id: &str) -> Result<Deleted> {
     Ok(Deleted { id: id.to_owned() })
 }
 
+/// id, version, created at, created by (id, name), definition.
+type VersionRow = (String, i32, DateTime<Utc>, Option<String>, Option<String>, Value);
+
 pub async fn versions(
     db: &PgPool,
     project: &str,
@@ -422,7 +425,7 @@ pub async fn versions(
         ),
         None => None,
     };
-    let rows: Vec<(String, i32, DateTime<Utc>, Option<String>, Option<String>, Value)> = sqlx::query_as(
+    let rows: Vec<VersionRow> = sqlx::query_as(
         "SELECT v.id, v.version, v.created_at, v.created_by, u.name, v.definition FROM evaluator_versions v
          LEFT JOIN users u ON u.id = v.created_by
          WHERE v.evaluator_id = $1 AND ($2::int IS NULL OR v.version < $2) ORDER BY v.version DESC LIMIT $3",

@@ -3,8 +3,6 @@
 
 use tokio_util::sync::CancellationToken;
 
-use domain::config::WriteMode;
-
 use super::source::{self, Found, INTERNAL_ENVIRONMENT_PREFIX};
 use super::{Engine, NewExecution, record, rules_of, sampled};
 use crate::filter;

@@ -163,7 +163,8 @@ pub(crate) async fn rules_of(
     target: &str,
     only: Option<&str>,
 ) -> storage::Result<Vec<LiveRule>> {
-    let rows: Vec<(String, f64, i32, serde_json::Value, Option<chrono::DateTime<chrono::Utc>>, Vec<String>)> = sqlx::query_as(
+    type RuleRow = (String, f64, i32, serde_json::Value, Option<chrono::DateTime<chrono::Utc>>, Vec<String>);
+    let rows: Vec<RuleRow> = sqlx::query_as(
         "SELECT r.id, r.sampling, r.delay_seconds, r.filter, r.enabled_at,
                 coalesce(array_agg(a.evaluator_id ORDER BY a.position) FILTER (WHERE a.evaluator_id IS NOT NULL), '{}')
          FROM evaluation_rules r LEFT JOIN evaluation_rule_evaluators a ON a.rule_id = r.id
