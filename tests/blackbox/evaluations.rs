@@ -304,7 +304,7 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
     stub.set_default(StubReply::json(json!({"score": 0.5, "reasoning": "Half right"})));
     let (api, worker) = start(&[("LANGFUSE_MIGRATION_V4_WRITE_MODE", "legacy")]).await;
     let log = std::fs::read_to_string(&worker.log).unwrap();
-    assert!(log.contains("trace-level rules run on the v3 traces"), "{log}");
+    assert!(log.contains("trace-level and dataset rules run on the v3 tables"), "{log}");
     let pool = api.stack.pg.pool().await;
     connect(&pool, &stub).await;
     let judge = evaluator(&api, "Trace quality").await;
@@ -341,4 +341,29 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
         "a trace score, no observation"
     );
     assert!(executions(&pool, &observations).await.is_empty(), "observation rules do not run in legacy");
+
+    // A dataset rule: a run item of the dataset is judged on its trace, with the item's
+    // expected output in the prompt.
+    let (status, dataset) = api.send(Method::POST, "/api/public/v2/datasets", Some(&json!({"name": "qa"}))).await;
+    assert_eq!(status, 200, "{dataset}");
+    let item = json!({"datasetName": "qa", "id": "item-1", "input": "2+2", "expectedOutput": "four"});
+    let (status, body) = api.send(Method::POST, "/api/public/dataset-items", Some(&item)).await;
+    assert_eq!(status, 200, "{body}");
+    let body = json!({"type": "llm_as_judge", "name": "Matches", "prompt": "Expected {{expected_output}}, got {{output}}",
+                      "modelConfig": {"provider": "stub", "model": "judge-1"}, "outputDefinition": {"dataType": "BOOLEAN"}});
+    let (status, matcher) = api.send(Method::POST, "/api/public/v2/evaluators", Some(&body)).await;
+    assert_eq!(status, 200, "{matcher}");
+    stub.set_default(StubReply::json(json!({"score": true, "reasoning": "Same answer"})));
+    let by_dataset = json!([{"type": "stringOptions", "column": "datasetId", "operator": "any of", "value": [dataset["id"]]}]);
+    let datasets = rule(&api, json!({"name": "datasets", "enabled": true, "target": "dataset", "filter": by_dataset,
+                                      "evaluatorAssignments": [{"evaluatorId": matcher["id"]}]})).await;
+    let run_item = json!({"runName": "run-1", "datasetItemId": "item-1", "traceId": trace});
+    let (status, body) = api.send(Method::POST, "/api/public/dataset-run-items", Some(&run_item)).await;
+    assert_eq!(status, 200, "{body}");
+    let found = until(&pool, &datasets, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
+    assert_eq!(found[0].status, "completed", "{found:?}");
+    let judge_trace = found[0].execution_trace_id.clone().unwrap();
+    assert_eq!(stored_score(&api, &found[0].id).await, format!("Matches|1|Same answer|EVAL|{trace}||{judge_trace}"));
+    let prompts: Vec<String> = stub.requests().iter().map(|r| r.body_text()).collect();
+    assert!(prompts.iter().any(|p| p.contains("Expected four, got")), "{prompts:?}");
 }

@@ -298,8 +298,8 @@ pub fn parse_mapping(
     at: &[Value],
     issues: &mut Issues,
 ) -> Option<Vec<VariableMapping>> {
-    let base = |rest: Vec<Value>| -> Vec<Value> {
-        at.iter().cloned().chain(std::iter::once(Value::from(field))).chain(rest).collect()
+    let base = |rest: &[Value]| -> Vec<Value> {
+        at.iter().cloned().chain(std::iter::once(Value::from(field))).chain(rest.iter().cloned()).collect()
     };
     let Value::Array(items) = value else {
         issues.add(&base(&[]), "invalid_type", format!("{field} must be a list or null"));

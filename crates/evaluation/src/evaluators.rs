@@ -283,12 +283,12 @@ pub async fn list(db: &PgPool, project: &str, query: &PageQuery) -> Result<Curso
     };
     let sql = format!(
         "{SELECT} WHERE e.project_id = $1
-           AND ($2::bigint IS NULL OR (e.created_at, e.id) < (to_timestamp($2::bigint / 1000000.0), $3))
+           AND ($2::timestamptz IS NULL OR (e.created_at, e.id) < ($2, $3))
          ORDER BY e.created_at DESC, e.id DESC LIMIT $4"
     );
     let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
-        .bind(after_micros)
+        .bind(after_micros.and_then(DateTime::from_timestamp_micros))
         .bind(&after_id)
         .bind(query.limit + 1)
         .fetch_all(db)

@@ -22,8 +22,6 @@ use crate::{filter, path};
 pub const MAX_DELAY_SECONDS: i64 = 86_400;
 
 pub const V3_STOPPED: &str = "Trace-level and dataset evaluation rules run on the v3 tables, which the events_only write mode no longer writes; they stopped at the cutover. Recreate them as observation-level rules.";
-pub const DATASET_NOT_RUN: &str =
-    "Dataset evaluation rules are kept and listed, but Loupe does not run them yet (docs/evaluators.md).";
 pub const NO_EVENTS: &str = "Observation-level rules read the events tables, which the legacy write mode does not write; they start in dual or events_only.";
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -81,7 +79,6 @@ pub fn stopped_by(target: &str, mode: WriteMode) -> Option<&'static str> {
     match (target, mode) {
         ("trace" | "dataset", WriteMode::EventsOnly) => Some(V3_STOPPED),
         ("observation", WriteMode::Legacy) => Some(NO_EVENTS),
-        ("dataset", _) => Some(DATASET_NOT_RUN),
         _ => None,
     }
 }
@@ -154,12 +151,12 @@ pub async fn list(
     };
     let sql = format!(
         "{SELECT} WHERE r.project_id = $1
-           AND ($2::bigint IS NULL OR (r.created_at, r.id) < (to_timestamp($2::bigint / 1000000.0), $3))
+           AND ($2::timestamptz IS NULL OR (r.created_at, r.id) < ($2, $3))
          ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
     );
     let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(project)
-        .bind(after_micros)
+        .bind(after_micros.and_then(DateTime::from_timestamp_micros))
         .bind(&after_id)
         .bind(query.limit + 1)
         .fetch_all(db)

@@ -251,15 +251,33 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
         Err(error) => return transient(error),
     };
     let (ch, project) = (&engine.clickhouse, &claimed.project_id);
-    let found = match claimed.object_kind.as_str() {
-        "trace" => source::trace(ch, project, &claimed.trace_id).await,
+    // A dataset run item is evaluated on its trace, with the item's expected output and metadata.
+    let run_item = match claimed.object_kind.as_str() {
+        "dataset" => match source::run_item(ch, project, &claimed.observation_id).await {
+            Ok(Some(item)) => Some(item),
+            Ok(None) => return Outcome::Failed("the dataset run item was not found (deleted?)".to_owned()),
+            Err(error) => return transient(error),
+        },
+        _ => None,
+    };
+    let found = match (claimed.object_kind.as_str(), &run_item) {
+        ("trace", _) => source::trace(ch, project, &claimed.trace_id).await,
+        (_, Some(item)) => source::trace(ch, project, &item.trace_id).await,
         _ => source::observation(ch, project, &claimed.trace_id, &claimed.observation_id).await,
     };
-    let observation = match found {
+    let mut observation = match found {
         Ok(Some(o)) => o,
+        // A run item may be recorded before its trace is stored: worth another attempt.
+        Ok(None) if run_item.is_some() => return transient("the dataset run item's trace is not stored yet"),
         Ok(None) => return Outcome::Failed(format!("the {} was not found (deleted?)", claimed.object_kind)),
         Err(error) => return transient(error),
     };
+    if let Some(item) = &run_item {
+        observation.span_id.clone_from(&item.observation_id);
+        observation.experiment_item_expected_output.clone_from(&item.expected_output);
+        observation.experiment_item_metadata_names.clone_from(&item.metadata_names);
+        observation.experiment_item_metadata_values.clone_from(&item.metadata_values);
+    }
     let resolved = match &definition.model_config {
         Some(config) => engine
             .connections
@@ -297,7 +315,8 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
         evaluator_id,
         name: &name,
         trace_id: &observation.trace_id,
-        observation_id: (claimed.object_kind == "observation").then_some(observation.span_id.as_str()),
+        observation_id: (claimed.object_kind != "trace" && !observation.span_id.is_empty())
+            .then_some(observation.span_id.as_str()),
         environment: &observation.environment,
         judge_trace_id: &judge_trace_id,
     };

@@ -12,7 +12,7 @@ use crate::rules::stopped_by;
 const CHUNK: u64 = 2_000;
 
 /// The kinds the follower reads, each from its own table with its own cursor.
-const TARGETS: [&str; 2] = ["observation", "trace"];
+const TARGETS: [&str; 3] = ["observation", "trace", "dataset"];
 
 pub(super) async fn run(engine: Engine, shutdown: CancellationToken) {
     loop {
@@ -66,6 +66,7 @@ async fn read(
 ) -> storage::Result<Vec<Found>> {
     match target {
         "trace" => source::traces_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
+        "dataset" => source::run_items_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
         _ => source::accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
     }
 }

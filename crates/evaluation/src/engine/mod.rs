@@ -105,10 +105,10 @@ impl Engine {
                 "evaluations: observation-level rules run; trace-level and dataset evaluation rules are stopped in events_only (the v3 tables are no longer written) and show as inactive"
             ),
             WriteMode::Dual => tracing::info!(
-                "evaluations: observation-level rules run on the events, trace-level rules on the v3 traces"
+                "evaluations: observation-level rules run on the events, trace-level and dataset rules on the v3 tables"
             ),
             WriteMode::Legacy => tracing::info!(
-                "evaluations: trace-level rules run on the v3 traces; the legacy write mode writes no events, so observation-level rules wait for dual or events_only"
+                "evaluations: trace-level and dataset rules run on the v3 tables; the legacy write mode writes no events, so observation-level rules wait for dual or events_only"
             ),
         }
         let executor = execute::Executor::new(self.clone());

@@ -333,3 +333,84 @@ pub async fn trace(clickhouse: &ClickHouse, project: &str, id: &str) -> storage:
         .bind(id);
     Ok(fetch::<Observation>(clickhouse, query).await?.into_iter().next())
 }
+
+#[derive(Deserialize)]
+struct RunItemRow {
+    id: String,
+    trace_id: String,
+    dataset_id: String,
+    dataset_run_id: String,
+    dataset_run_name: String,
+    accepted: i64,
+}
+
+/// The project's dataset run items created after the cursor, oldest first: the candidates of
+/// dataset rules (filtered by `datasetId`, `experimentId` = the run's id, `name` = the run's name).
+pub async fn run_items_accepted_after(
+    clickhouse: &ClickHouse,
+    project: &str,
+    (after_micros, after_id): (i64, &str),
+    horizon_micros: i64,
+    limit: u64,
+) -> storage::Result<Vec<Found>> {
+    let query = clickhouse
+        .client()
+        .query(
+            "SELECT id, trace_id, dataset_id, dataset_run_id, dataset_run_name,
+                    toUnixTimestamp64Micro(created_at) AS accepted
+             FROM dataset_run_items_rmt
+             WHERE project_id = ? AND is_deleted = 0
+               AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
+               AND (toUnixTimestamp64Micro(created_at), id) > (?, ?)
+             ORDER BY created_at, id, event_ts DESC LIMIT 1 BY id LIMIT ?",
+        )
+        .bind(project)
+        .bind(after_micros)
+        .bind(horizon_micros)
+        .bind(after_micros)
+        .bind(after_id)
+        .bind(limit);
+    Ok(fetch::<RunItemRow>(clickhouse, query)
+        .await?
+        .into_iter()
+        .map(|r| Found {
+            accepted_micros: r.accepted,
+            start_micros: r.accepted,
+            candidate: Candidate {
+                span_id: r.id,
+                trace_id: r.trace_id,
+                kind: "DATASET_RUN_ITEM".to_owned(),
+                name: r.dataset_run_name,
+                experiment_id: r.dataset_run_id,
+                experiment_dataset_id: r.dataset_id,
+                ..Candidate::default()
+            },
+        })
+        .collect())
+}
+
+/// A dataset run item: what it ran (a trace, maybe one observation of it) and the item's
+/// expected output and metadata.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RunItem {
+    pub trace_id: String,
+    pub observation_id: String,
+    pub expected_output: String,
+    pub metadata_names: Vec<String>,
+    pub metadata_values: Vec<String>,
+}
+
+pub async fn run_item(clickhouse: &ClickHouse, project: &str, id: &str) -> storage::Result<Option<RunItem>> {
+    let query = clickhouse
+        .client()
+        .query(
+            "SELECT trace_id, ifNull(observation_id, '') AS observation_id,
+                    ifNull(dataset_item_expected_output, '') AS expected_output,
+                    mapKeys(dataset_item_metadata) AS metadata_names, mapValues(dataset_item_metadata) AS metadata_values
+             FROM dataset_run_items_rmt WHERE project_id = ? AND id = ? AND is_deleted = 0
+             ORDER BY event_ts DESC LIMIT 1",
+        )
+        .bind(project)
+        .bind(id);
+    Ok(fetch::<RunItem>(clickhouse, query).await?.into_iter().next())
+}
