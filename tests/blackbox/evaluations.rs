@@ -344,7 +344,8 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
 
     // A dataset rule: a run item of the dataset is judged on its trace, with the item's
     // expected output in the prompt.
-    let (status, dataset) = api.send(Method::POST, "/api/public/v2/datasets", Some(&json!({"name": "qa"}))).await;
+    let (status, dataset) =
+        api.send(Method::POST, "/api/public/v2/datasets", Some(&json!({"name": "qa"}))).await;
     assert_eq!(status, 200, "{dataset}");
     let item = json!({"datasetName": "qa", "id": "item-1", "input": "2+2", "expectedOutput": "four"});
     let (status, body) = api.send(Method::POST, "/api/public/dataset-items", Some(&item)).await;
@@ -355,15 +356,22 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
     assert_eq!(status, 200, "{matcher}");
     stub.set_default(StubReply::json(json!({"score": true, "reasoning": "Same answer"})));
     let by_dataset = json!([{"type": "stringOptions", "column": "datasetId", "operator": "any of", "value": [dataset["id"]]}]);
-    let datasets = rule(&api, json!({"name": "datasets", "enabled": true, "target": "dataset", "filter": by_dataset,
-                                      "evaluatorAssignments": [{"evaluatorId": matcher["id"]}]})).await;
+    let datasets = rule(
+        &api,
+        json!({"name": "datasets", "enabled": true, "target": "dataset", "filter": by_dataset,
+                                      "evaluatorAssignments": [{"evaluatorId": matcher["id"]}]}),
+    )
+    .await;
     let run_item = json!({"runName": "run-1", "datasetItemId": "item-1", "traceId": trace});
     let (status, body) = api.send(Method::POST, "/api/public/dataset-run-items", Some(&run_item)).await;
     assert_eq!(status, 200, "{body}");
     let found = until(&pool, &datasets, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
     assert_eq!(found[0].status, "completed", "{found:?}");
     let judge_trace = found[0].execution_trace_id.clone().unwrap();
-    assert_eq!(stored_score(&api, &found[0].id).await, format!("Matches|1|Same answer|EVAL|{trace}||{judge_trace}"));
+    assert_eq!(
+        stored_score(&api, &found[0].id).await,
+        format!("Matches|1|Same answer|EVAL|{trace}||{judge_trace}")
+    );
     let prompts: Vec<String> = stub.requests().iter().map(|r| r.body_text()).collect();
     assert!(prompts.iter().any(|p| p.contains("Expected four, got")), "{prompts:?}");
 }

@@ -269,7 +269,8 @@ pub async fn get(db: &PgPool, project: &str, id: &str) -> Result<EvaluatorBody> 
     let row: Option<Row> =
         sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(db).await?;
     let row = row.ok_or_else(|| Error::not_found(format!("Evaluator {id} not found")))?;
-    let assigned = assignments(db, std::slice::from_ref(&row.id)).await?.into_iter().map(|(_, a)| a).collect();
+    let assigned =
+        assignments(db, std::slice::from_ref(&row.id)).await?.into_iter().map(|(_, a)| a).collect();
     body(row, assigned)
 }
 

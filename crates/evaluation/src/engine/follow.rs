@@ -66,7 +66,9 @@ async fn read(
 ) -> storage::Result<Vec<Found>> {
     match target {
         "trace" => source::traces_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
-        "dataset" => source::run_items_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
+        "dataset" => {
+            source::run_items_accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await
+        }
         _ => source::accepted_after(&engine.clickhouse, project, cursor, horizon, CHUNK).await,
     }
 }
