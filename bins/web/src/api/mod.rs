@@ -14,6 +14,7 @@ mod dashboards;
 mod dataset_runs;
 mod datasets;
 mod health;
+mod llm_connections;
 mod media;
 mod memberships;
 mod models;
@@ -84,6 +85,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(llm_connections::routes())
         .merge(dashboards::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())

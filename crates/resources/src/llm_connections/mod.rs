@@ -17,7 +17,7 @@ use domain::secrets::EncryptionKey;
 use reads::Params;
 use reads::params::PageRequest;
 
-pub use write::{UpsertLlmConnection, delete, upsert};
+pub use write::{UpsertLlmConnection, Writer, delete, upsert};
 
 use crate::{Error, Page, Result, timestamp};
 
