@@ -37,7 +37,9 @@ async fn the_python_sdk_manages_connections_and_a_stored_one_is_called() {
     let stub = LlmStub::start().await;
     let seen = run_client_with("llm_connections.py", &api.web, &[("LOUPE_STUB_URL", &stub.base_url())]).await;
     let text = seen.to_string();
-    for secret in ["sk-first-secret-0001", "sk-second-secret-0002", "sk-ant-third-secret-0003", "header-secret-value"] {
+    for secret in
+        ["sk-first-secret-0001", "sk-second-secret-0002", "sk-ant-third-secret-0003", "header-secret-value"]
+    {
         assert!(!text.contains(secret), "a secret was answered: {text}");
     }
     let base = format!("{}/v1", stub.base_url());
@@ -92,7 +94,12 @@ async fn the_python_sdk_manages_connections_and_a_stored_one_is_called() {
     .collect();
     let actions: Vec<&str> = audit.iter().map(|(action, ..)| action.as_str()).collect();
     assert_eq!(actions, ["llmApiKey.create", "llmApiKey.update", "llmApiKey.create", "llmApiKey.delete"]);
-    assert!(audit.iter().all(|(_, actor_type, actor_id, _)| actor_type == "PROJECT_API_KEY" && actor_id == "pk-lf-blackbox"));
+    assert!(
+        audit
+            .iter()
+            .all(|(_, actor_type, actor_id, _)| actor_type == "PROJECT_API_KEY"
+                && actor_id == "pk-lf-blackbox")
+    );
     assert!(!format!("{audit:?}").contains("secret-000"), "{audit:?}");
 
     // What the evaluators do: decrypt the stored connection and call the provider with it.
@@ -112,8 +119,15 @@ async fn the_python_sdk_manages_connections_and_a_stored_one_is_called() {
     let sent = stub.wait_for_requests(1, Duration::from_secs(10)).await;
     assert_eq!(sent[0].header("authorization"), Some("Bearer sk-second-secret-0002"));
     assert_eq!(sent[0].header("x-team"), Some("header-secret-value"));
-    assert!(resources::llm_connections::connection_for(&pool, &key, PROJECT, "nope").await.unwrap().is_none());
-    assert!(resources::llm_connections::connection_for(&pool, &key, "other", "my-gateway").await.unwrap().is_none());
+    assert!(
+        resources::llm_connections::connection_for(&pool, &key, PROJECT, "nope").await.unwrap().is_none()
+    );
+    assert!(
+        resources::llm_connections::connection_for(&pool, &key, "other", "my-gateway")
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 /// `status` with a JSON `{message, error}` whose words contain `needle`.
@@ -134,24 +148,44 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
     let put = Method::PUT;
     for (body, needle) in [
         (json!({"provider": "x", "adapter": "mistral", "secretKey": "k"}), "adapter must be one of"),
-        (json!({"provider": "x", "adapter": "bedrock", "secretKey": "k", "config": {"region": "us-east-1"}}), "not supported yet"),
+        (
+            json!({"provider": "x", "adapter": "bedrock", "secretKey": "k", "config": {"region": "us-east-1"}}),
+            "not supported yet",
+        ),
         (json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "{}"}), "not supported yet"),
         (json!({"provider": "x", "adapter": "openai"}), "secretKey"),
         (json!({"provider": "", "adapter": "openai", "secretKey": "k"}), "provider"),
         (json!({"provider": "p".repeat(101), "adapter": "openai", "secretKey": "k"}), "provider"),
         (json!({"provider": "x", "adapter": "openai", "secretKey": "k", "baseURL": "not a url"}), "baseURL"),
         (json!({"provider": "x", "adapter": "azure", "secretKey": "k"}), "baseURL"),
-        (json!({"provider": "x", "adapter": "openai", "secretKey": "k", "extraHeaders": {"a b": "v"}}), "header name"),
-        (json!({"provider": "x", "adapter": "openai", "secretKey": "k", "customModels": vec!["m"; 201]}), "customModels"),
-        (json!({"provider": "x", "adapter": "openai", "secretKey": "k", "config": {"region": "x"}}), "useResponsesApi"),
+        (
+            json!({"provider": "x", "adapter": "openai", "secretKey": "k", "extraHeaders": {"a b": "v"}}),
+            "header name",
+        ),
+        (
+            json!({"provider": "x", "adapter": "openai", "secretKey": "k", "customModels": vec!["m"; 201]}),
+            "customModels",
+        ),
+        (
+            json!({"provider": "x", "adapter": "openai", "secretKey": "k", "config": {"region": "x"}}),
+            "useResponsesApi",
+        ),
         (json!({"provider": "x", "adapter": "anthropic", "secretKey": "k", "config": {}}), "config"),
-        (json!({"provider": "x", "adapter": "openai", "secretKey": "k", "customModels": "m"}), "Invalid request data"),
+        (
+            json!({"provider": "x", "adapter": "openai", "secretKey": "k", "customModels": "m"}),
+            "Invalid request data",
+        ),
         (json!({"provider": "x", "adapter": "openai", "secretKey": 424242424242u64}), "line 1"),
     ] {
         refused(&api, 400, put.clone(), PATH, body, needle).await;
     }
     let leaked = api
-        .expect(400, Method::PUT, PATH, Some(&json!({"provider": "x", "adapter": "openai", "secretKey": 987654321987u64})))
+        .expect(
+            400,
+            Method::PUT,
+            PATH,
+            Some(&json!({"provider": "x", "adapter": "openai", "secretKey": 987654321987u64})),
+        )
         .await;
     assert!(!leaked.to_string().contains("987654321987"), "the parser quoted the key: {leaked}");
     api.expect(400, Method::GET, &format!("{PATH}?limit=0"), None).await;
@@ -191,7 +225,13 @@ async fn viewers_and_members_read_and_only_admins_and_owners_write() {
     let item = format!("{PATH}/{}", stored["id"].as_str().unwrap());
     let mut owner = Browser::default();
     owner
-        .expect(app, 200, "POST", "/api/ui/auth/sign-in", Some(json!({"email": OWNER, "password": "owner password"})))
+        .expect(
+            app,
+            200,
+            "POST",
+            "/api/ui/auth/sign-in",
+            Some(json!({"email": OWNER, "password": "owner password"})),
+        )
         .await;
     let mut people = Vec::new();
     for role in ["VIEWER", "MEMBER", "ADMIN"] {
@@ -221,7 +261,10 @@ async fn viewers_and_members_read_and_only_admins_and_owners_write() {
     assert_eq!(deleted.status, 200, "{}", deleted.body);
     let pool = api.stack.pg.pool().await;
     let (actor_type,): (String,) =
-        sqlx::query_as("SELECT actor_type FROM audit_log WHERE action = 'llmApiKey.delete'").fetch_one(&pool).await.unwrap();
+        sqlx::query_as("SELECT actor_type FROM audit_log WHERE action = 'llmApiKey.delete'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
     assert_eq!(actor_type, "USER");
 }
 

@@ -3,8 +3,8 @@
 //! session, `LlmConnectionsManage` (OWNER, ADMIN) — a project API key may write, as in Langfuse.
 
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
 use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
