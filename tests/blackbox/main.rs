@@ -24,6 +24,7 @@ mod ingest_rows;
 mod js_sdk;
 mod legacy_endpoints;
 mod lifecycle;
+mod llm_connections;
 mod media;
 mod models;
 mod project_deletion;

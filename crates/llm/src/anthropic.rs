@@ -85,7 +85,9 @@ pub(crate) fn parse(body: &Value, request: &ChatRequest) -> Result<ChatResponse,
                 .find(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
                 .and_then(|block| block.get("input"))
                 .filter(|input| input.is_object())
-                .ok_or_else(|| LlmError::bad_output(format!("the reply has no tool call with the object{cut}")))?;
+                .ok_or_else(|| {
+                    LlmError::bad_output(format!("the reply has no tool call with the object{cut}"))
+                })?;
             text = input.to_string();
             Some(input.clone())
         }

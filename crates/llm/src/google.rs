@@ -4,7 +4,9 @@
 //! an OpenAPI subset of JSON Schema (see [`response_schema`]).
 
 use crate::wire::HttpCall;
-use crate::{ChatRequest, ChatResponse, ChatRole, Connection, LlmError, Usage, base_url, structured_from_text};
+use crate::{
+    ChatRequest, ChatResponse, ChatRole, Connection, LlmError, Usage, base_url, structured_from_text,
+};
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
@@ -153,7 +155,10 @@ pub(crate) fn response_schema(schema: &Value) -> Value {
             },
             "properties" => match value.as_object() {
                 Some(properties) => Value::Object(
-                    properties.iter().map(|(name, property)| (name.clone(), response_schema(property))).collect(),
+                    properties
+                        .iter()
+                        .map(|(name, property)| (name.clone(), response_schema(property)))
+                        .collect(),
                 ),
                 None => continue,
             },

@@ -240,7 +240,11 @@ impl LlmClient {
     }
 
     /// One chat completion, mapped to and from `connection.adapter`'s wire format.
-    pub async fn chat(&self, connection: &Connection, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+    pub async fn chat(
+        &self,
+        connection: &Connection,
+        request: &ChatRequest,
+    ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let call = match connection.adapter {
             Adapter::OpenAi => openai::build(connection, request, openai::Flavor::OpenAi)?,
@@ -289,7 +293,9 @@ fn structured_from_text(text: &str) -> Result<serde_json::Value, LlmError> {
     match serde_json::from_str::<serde_json::Value>(trimmed) {
         Ok(value @ serde_json::Value::Object(_)) => Ok(value),
         Ok(_) => Err(LlmError::bad_output("the reply is JSON but not an object")),
-        Err(error) => Err(LlmError::bad_output(format!("the reply is not the JSON object asked for: {error}"))),
+        Err(error) => {
+            Err(LlmError::bad_output(format!("the reply is not the JSON object asked for: {error}")))
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 //! (`POST {base}/{deployment}/chat/completions?api-version=…`, `api-key` header).
 
 use crate::wire::HttpCall;
-use crate::{ChatRequest, ChatResponse, ChatRole, Connection, LlmError, Usage, base_url, structured_from_text};
+use crate::{
+    ChatRequest, ChatResponse, ChatRole, Connection, LlmError, Usage, base_url, structured_from_text,
+};
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -18,7 +20,11 @@ pub(crate) enum Flavor {
     Azure,
 }
 
-pub(crate) fn build(connection: &Connection, request: &ChatRequest, flavor: Flavor) -> Result<HttpCall, LlmError> {
+pub(crate) fn build(
+    connection: &Connection,
+    request: &ChatRequest,
+    flavor: Flavor,
+) -> Result<HttpCall, LlmError> {
     let key = connection.api_key.expose_secret().to_owned();
     let (url, headers) = match flavor {
         Flavor::OpenAi => {
@@ -74,7 +80,8 @@ pub(crate) fn parse(body: &Value, request: &ChatRequest) -> Result<ChatResponse,
         .get("choices")
         .and_then(|choices| choices.get(0))
         .ok_or_else(|| LlmError::bad_output("the reply has no choices"))?;
-    let message = choice.get("message").ok_or_else(|| LlmError::bad_output("the reply's choice has no message"))?;
+    let message =
+        choice.get("message").ok_or_else(|| LlmError::bad_output("the reply's choice has no message"))?;
     if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
         return Err(LlmError::bad_output(format!("the model refused: {refusal}")));
     }
@@ -82,7 +89,9 @@ pub(crate) fn parse(body: &Value, request: &ChatRequest) -> Result<ChatResponse,
     let finish = choice.get("finish_reason").and_then(Value::as_str);
     let structured = match &request.output {
         Some(_) => Some(structured_from_text(&text).map_err(|error| truncated(error, finish))?),
-        None if text.is_empty() => return Err(truncated(LlmError::bad_output("the reply has no text"), finish)),
+        None if text.is_empty() => {
+            return Err(truncated(LlmError::bad_output("the reply has no text"), finish));
+        }
         None => None,
     };
     let usage = body.get("usage").map(|usage| {

@@ -54,7 +54,8 @@ fn client() -> LlmClient {
 async fn openai_maps_messages_params_and_headers_and_reads_text_and_usage() {
     let stub = LlmStub::start().await;
     stub.push(StubReply::text("Yes, correct."));
-    let reply = client().chat(&connection(Adapter::OpenAi, stub.openai_base_url()), &request(None)).await.unwrap();
+    let reply =
+        client().chat(&connection(Adapter::OpenAi, stub.openai_base_url()), &request(None)).await.unwrap();
     assert_eq!(reply.text, "Yes, correct.");
     assert_eq!(reply.structured, None);
     assert_eq!(reply.usage, Some(Usage { input: 10, output: 5, total: 15 }));
@@ -116,7 +117,10 @@ async fn azure_calls_the_deployment_with_api_version_and_api_key_header() {
 
     conn.base_url = None;
     let error = client().chat(&conn, &req).await.unwrap_err();
-    assert!(matches!(&error, LlmError::Refused { status: 400, message } if message.contains("baseURL")), "{error:?}");
+    assert!(
+        matches!(&error, LlmError::Refused { status: 400, message } if message.contains("baseURL")),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]
@@ -198,7 +202,10 @@ async fn failures_are_classified_with_the_providers_message_and_never_the_key() 
     let rate = client.chat(&conn, &request(None)).await.unwrap_err();
     assert_eq!(
         rate,
-        LlmError::RateLimited { message: "Rate limit reached (stub)".into(), retry_after: Some(Duration::from_secs(3)) }
+        LlmError::RateLimited {
+            message: "Rate limit reached (stub)".into(),
+            retry_after: Some(Duration::from_secs(3))
+        }
     );
     assert!(rate.retryable());
     let server = client.chat(&conn, &request(None)).await.unwrap_err();
@@ -221,7 +228,10 @@ async fn a_provider_that_does_not_answer_in_time_is_unavailable() {
     let quick = LlmClient::new(Duration::from_millis(300));
     let started = Instant::now();
     let error = quick.chat(&conn, &request(None)).await.unwrap_err();
-    assert!(matches!(&error, LlmError::Unavailable { status: None, message } if message.contains("no reply within")), "{error:?}");
+    assert!(
+        matches!(&error, LlmError::Unavailable { status: None, message } if message.contains("no reply within")),
+        "{error:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(3), "bounded by the client's timeout");
     assert!(error.retryable());
 
@@ -236,8 +246,13 @@ async fn a_provider_that_does_not_answer_in_time_is_unavailable() {
 #[tokio::test]
 async fn vertex_and_bedrock_are_refused_without_a_call() {
     for adapter in [Adapter::GoogleVertexAi, Adapter::Bedrock] {
-        let error = client().chat(&connection(adapter, "http://127.0.0.1:9".into()), &request(None)).await.unwrap_err();
-        assert!(matches!(&error, LlmError::Refused { status: 400, message } if message.contains("not supported yet")));
+        let error = client()
+            .chat(&connection(adapter, "http://127.0.0.1:9".into()), &request(None))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, LlmError::Refused { status: 400, message } if message.contains("not supported yet"))
+        );
         assert!(!adapter.supported());
     }
     for adapter in Adapter::ALL {

@@ -63,7 +63,9 @@ pub(crate) async fn send(
     }
     let message = redact(&error_message(&body, status), key);
     Err(match status {
-        429 => LlmError::RateLimited { message, retry_after: retry_after.or_else(|| google_retry_delay(&body)) },
+        429 => {
+            LlmError::RateLimited { message, retry_after: retry_after.or_else(|| google_retry_delay(&body)) }
+        }
         408 | 500..=599 => LlmError::Unavailable { status: Some(status), message },
         _ => LlmError::Refused { status, message },
     })
@@ -72,15 +74,18 @@ pub(crate) async fn send(
 fn headers(connection: &Connection, own: &[(&'static str, String)]) -> Result<HeaderMap, LlmError> {
     let mut map = HeaderMap::new();
     for (name, value) in own {
-        let value = HeaderValue::from_str(value)
-            .map_err(|_| LlmError::refused("the API key contains characters not allowed in an HTTP header"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            LlmError::refused("the API key contains characters not allowed in an HTTP header")
+        })?;
         map.insert(HeaderName::from_static(name), value);
     }
     for (name, value) in &connection.extra_headers {
-        let header_name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| LlmError::refused(format!("extra header `{name}` is not a valid HTTP header name")))?;
-        let header_value = HeaderValue::from_str(value)
-            .map_err(|_| LlmError::refused(format!("extra header `{name}` has a value not allowed in HTTP")))?;
+        let header_name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            LlmError::refused(format!("extra header `{name}` is not a valid HTTP header name"))
+        })?;
+        let header_value = HeaderValue::from_str(value).map_err(|_| {
+            LlmError::refused(format!("extra header `{name}` has a value not allowed in HTTP"))
+        })?;
         map.insert(header_name, header_value);
     }
     Ok(map)
@@ -125,11 +130,7 @@ fn error_message(body: &[u8], status: u16) -> String {
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
-    if text.is_empty() {
-        format!("HTTP {status} with an empty body")
-    } else {
-        truncate(text)
-    }
+    if text.is_empty() { format!("HTTP {status} with an empty body") } else { truncate(text) }
 }
 
 fn truncate(text: &str) -> String {

@@ -18,9 +18,8 @@ pub struct StoredSecret {
     pub description: &'static str,
 }
 
-pub const STORED_SECRETS: &[StoredSecret] = &[
-    StoredSecret { table: "llm_api_keys", column: "secret_key", description: "LLM connections' API keys" },
-];
+pub const STORED_SECRETS: &[StoredSecret] =
+    &[StoredSecret { table: "llm_api_keys", column: "secret_key", description: "LLM connections' API keys" }];
 
 /// Why startup stops; the message names `ENCRYPTION_KEY` and what needs it.
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +58,10 @@ pub async fn check_tables(
             .map_err(crate::Error::from)?;
         let Some((stored,)) = row else { continue };
         let Some(key) = key else {
-            return Err(StoredSecretsError::KeyMissing { table: secret.table, description: secret.description });
+            return Err(StoredSecretsError::KeyMissing {
+                table: secret.table,
+                description: secret.description,
+            });
         };
         if let Err(cause) = key.decrypt(&stored) {
             return Err(StoredSecretsError::WrongKey {

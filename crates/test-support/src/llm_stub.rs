@@ -228,7 +228,9 @@ async fn answer(
         query: uri.query().map(str::to_owned),
         headers: headers
             .iter()
-            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .map(|(name, value)| {
+                (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned())
+            })
             .collect(),
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     };
@@ -259,12 +261,18 @@ async fn answer(
 fn render(request: &RecordedRequest, reply: StubReply) -> Response {
     let provider = request.provider();
     // Gemini names the model in the path (`/models/{model}:generateContent`), the others in the body.
-    let from_path = request.path.rsplit_once("/models/").and_then(|(_, rest)| rest.strip_suffix(":generateContent"));
-    let model = request.body.get("model").and_then(Value::as_str).or(from_path).unwrap_or("stub-model").to_owned();
+    let from_path =
+        request.path.rsplit_once("/models/").and_then(|(_, rest)| rest.strip_suffix(":generateContent"));
+    let model =
+        request.body.get("model").and_then(Value::as_str).or(from_path).unwrap_or("stub-model").to_owned();
     let error = |status: StatusCode, message: &str, kind: &str| {
         let body = match provider {
-            StubProvider::Anthropic => json!({ "type": "error", "error": { "type": kind, "message": message } }),
-            StubProvider::Google => json!({ "error": { "code": status.as_u16(), "message": message, "status": kind } }),
+            StubProvider::Anthropic => {
+                json!({ "type": "error", "error": { "type": kind, "message": message } })
+            }
+            StubProvider::Google => {
+                json!({ "error": { "code": status.as_u16(), "message": message, "status": kind } })
+            }
             _ => json!({ "error": { "message": message, "type": kind, "code": null } }),
         };
         (status, axum::Json(body))
@@ -272,13 +280,18 @@ fn render(request: &RecordedRequest, reply: StubReply) -> Response {
     let (text, object) = match reply {
         StubReply::RateLimited { retry_after_secs } => {
             let mut response =
-                error(StatusCode::TOO_MANY_REQUESTS, "Rate limit reached (stub)", "rate_limit_error").into_response();
+                error(StatusCode::TOO_MANY_REQUESTS, "Rate limit reached (stub)", "rate_limit_error")
+                    .into_response();
             response.headers_mut().insert("retry-after", retry_after_secs.into());
             return response;
         }
         StubReply::ServerError => {
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "The server had an error (stub)", "server_error")
-                .into_response();
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The server had an error (stub)",
+                "server_error",
+            )
+            .into_response();
         }
         StubReply::Status(status, body) => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -292,7 +305,8 @@ fn render(request: &RecordedRequest, reply: StubReply) -> Response {
         StubProvider::Anthropic => {
             let content = match object {
                 Some(input) => {
-                    let name = request.body.pointer("/tool_choice/name").and_then(Value::as_str).unwrap_or("output");
+                    let name =
+                        request.body.pointer("/tool_choice/name").and_then(Value::as_str).unwrap_or("output");
                     json!([{ "type": "tool_use", "id": "toolu_stub", "name": name, "input": input }])
                 }
                 None => json!([{ "type": "text", "text": text }]),
@@ -313,8 +327,12 @@ fn render(request: &RecordedRequest, reply: StubReply) -> Response {
             "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 },
         }),
         StubProvider::Unknown => {
-            return error(StatusCode::NOT_FOUND, &format!("the LLM stub does not serve {}", request.path), "not_found")
-                .into_response();
+            return error(
+                StatusCode::NOT_FOUND,
+                &format!("the LLM stub does not serve {}", request.path),
+                "not_found",
+            )
+            .into_response();
         }
     };
     (StatusCode::OK, axum::Json(body)).into_response()

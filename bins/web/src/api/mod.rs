@@ -16,6 +16,7 @@ mod datasets;
 mod evaluation_rules;
 mod evaluators;
 mod health;
+mod llm_connections;
 mod media;
 mod memberships;
 mod models;
@@ -88,6 +89,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(llm_connections::routes())
         .merge(dashboards::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())

@@ -17,7 +17,7 @@ use domain::secrets::EncryptionKey;
 use reads::Params;
 use reads::params::PageRequest;
 
-pub use write::{UpsertLlmConnection, delete, upsert};
+pub use write::{UpsertLlmConnection, Writer, delete, upsert};
 
 use crate::{Error, Page, Result, timestamp};
 
@@ -130,9 +130,11 @@ struct SecretRow {
 
 impl SecretRow {
     fn decrypt(self, key: &EncryptionKey, provider: &str) -> Result<llm::Connection> {
-        let internal = |message: String| Error::Storage(storage::Error::new(storage::ErrorKind::Internal, message));
-        let adapter = llm::Adapter::parse(&self.adapter)
-            .ok_or_else(|| internal(format!("LLM connection `{provider}` has an unknown adapter `{}`", self.adapter)))?;
+        let internal =
+            |message: String| Error::Storage(storage::Error::new(storage::ErrorKind::Internal, message));
+        let adapter = llm::Adapter::parse(&self.adapter).ok_or_else(|| {
+            internal(format!("LLM connection `{provider}` has an unknown adapter `{}`", self.adapter))
+        })?;
         let undecryptable = |what: &str, error: domain::secrets::SecretError| {
             internal(format!("the {what} of LLM connection `{provider}` cannot be read: {error}"))
         };
@@ -141,8 +143,9 @@ impl SecretRow {
             None => Vec::new(),
             Some(stored) => {
                 let json = key.decrypt(&stored).map_err(|error| undecryptable("extra headers", error))?;
-                let map: BTreeMap<String, String> = serde_json::from_str(&json)
-                    .map_err(|error| internal(format!("the extra headers of `{provider}` are not a JSON object: {error}")))?;
+                let map: BTreeMap<String, String> = serde_json::from_str(&json).map_err(|error| {
+                    internal(format!("the extra headers of `{provider}` are not a JSON object: {error}"))
+                })?;
                 map.into_iter().collect()
             }
         };

@@ -57,7 +57,10 @@ struct Checked {
 fn check(body: &UpsertLlmConnection) -> Result<Checked> {
     let bad = |message: String| Err(Error::bad_request(message));
     let provider = &body.provider;
-    if provider.trim().is_empty() || provider.chars().count() > MAX_PROVIDER || provider.chars().any(char::is_control) {
+    if provider.trim().is_empty()
+        || provider.chars().count() > MAX_PROVIDER
+        || provider.chars().any(char::is_control)
+    {
         return bad(format!("provider must be 1 to {MAX_PROVIDER} characters without control characters"));
     }
     let Some(adapter) = llm::Adapter::parse(&body.adapter) else {
@@ -74,23 +77,28 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
     }
     let base_url = body.base_url.as_deref().map(str::trim).filter(|url| !url.is_empty());
     if let Some(url) = base_url {
-        let parsed = url::Url::parse(url).map_err(|error| Error::bad_request(format!("baseURL is not a URL: {error}")))?;
+        let parsed = url::Url::parse(url)
+            .map_err(|error| Error::bad_request(format!("baseURL is not a URL: {error}")))?;
         if url.len() > MAX_BASE_URL || !matches!(parsed.scheme(), "http" | "https") {
             return bad(format!("baseURL must be an http(s) URL of at most {MAX_BASE_URL} characters"));
         }
     }
     if adapter == llm::Adapter::Azure && base_url.is_none() {
-        return bad("an azure connection needs baseURL (https://<resource>.openai.azure.com/openai/deployments)".into());
+        return bad(
+            "an azure connection needs baseURL (https://<resource>.openai.azure.com/openai/deployments)"
+                .into(),
+        );
     }
     let custom_models = body.custom_models.clone().unwrap_or_default();
     if custom_models.len() > MAX_MODELS {
         return bad(format!("customModels may list at most {MAX_MODELS} models"));
     }
-    if let Some(model) = custom_models
-        .iter()
-        .find(|m| m.trim().is_empty() || m.chars().count() > MAX_MODEL_NAME || m.chars().any(char::is_control))
-    {
-        return bad(format!("customModels: `{model}` must be 1 to {MAX_MODEL_NAME} characters without control characters"));
+    if let Some(model) = custom_models.iter().find(|m| {
+        m.trim().is_empty() || m.chars().count() > MAX_MODEL_NAME || m.chars().any(char::is_control)
+    }) {
+        return bad(format!(
+            "customModels: `{model}` must be 1 to {MAX_MODEL_NAME} characters without control characters"
+        ));
     }
     let headers = body.extra_headers.as_ref();
     if headers.is_some_and(|headers| headers.len() > MAX_HEADERS) {
@@ -101,10 +109,13 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
             && name.len() <= MAX_HEADER_NAME
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !token {
-            return bad(format!("extraHeaders: `{name}` is not an HTTP header name (at most {MAX_HEADER_NAME} characters)"));
+            return bad(format!(
+                "extraHeaders: `{name}` is not an HTTP header name (at most {MAX_HEADER_NAME} characters)"
+            ));
         }
         // Visible ASCII, spaces and tabs: what every HTTP stack accepts in a value.
-        if value.len() > MAX_HEADER_VALUE || !value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) {
+        if value.len() > MAX_HEADER_VALUE || !value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+        {
             return bad(format!(
                 "extraHeaders: the value of `{name}` must be at most {MAX_HEADER_VALUE} printable ASCII characters"
             ));
@@ -117,7 +128,9 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
         (Some(_), llm::Adapter::OpenAi) => {
             return bad("config for openai must be {\"useResponsesApi\": <boolean>} or null".into());
         }
-        (Some(_), adapter) => return bad(format!("config is not supported for the {adapter} adapter; omit it or send null")),
+        (Some(_), adapter) => {
+            return bad(format!("config is not supported for the {adapter} adapter; omit it or send null"));
+        }
     }
     Ok(Checked {
         adapter,
