@@ -27,19 +27,12 @@ async fn start(extra: &[(&str, &str)]) -> (Api, App) {
     (api, worker)
 }
 
-/// The project's connection `stub` to the stub, written as the LLM-connections resource stores it.
-async fn connect(pool: &PgPool, stub: &LlmStub) {
-    let secret = domain::secrets::EncryptionKey::parse(KEY).unwrap().encrypt("sk-test");
-    sqlx::query(
-        "INSERT INTO llm_api_keys (id, project_id, provider, adapter, secret_key, display_secret_key, base_url, custom_models)
-         VALUES ('conn-1', $1, 'stub', 'openai', $2, '...test', $3, ARRAY['judge-default'])",
-    )
-    .bind(PROJECT)
-    .bind(secret)
-    .bind(stub.openai_base_url())
-    .execute(pool)
-    .await
-    .unwrap();
+/// The project's connection `stub` to the stub, made through `PUT /api/public/llm-connections`.
+async fn connect(api: &Api, stub: &LlmStub) {
+    let body = json!({"provider": "stub", "adapter": "openai", "secretKey": "sk-test",
+                      "baseURL": stub.openai_base_url(), "customModels": ["judge-default"]});
+    let (status, answer) = api.send(Method::PUT, "/api/public/llm-connections", Some(&body)).await;
+    assert!(status == 200 || status == 201, "{status} {answer}");
 }
 
 async fn evaluator(api: &Api, name: &str) -> String {
@@ -153,7 +146,7 @@ async fn matching_spans_get_eval_scores_with_retries_errors_and_a_time_range_run
     });
     let (api, worker) = start(&[]).await;
     let pool = api.stack.pg.pool().await;
-    connect(&pool, &stub).await;
+    connect(&api, &stub).await;
     let judge = evaluator(&api, "Helpfulness").await;
     let filter =
         json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["judge-me"]}]);
@@ -245,8 +238,13 @@ async fn the_per_project_cap_holds_and_events_only_stops_trace_rules() {
     let log = std::fs::read_to_string(&worker.log).unwrap();
     assert!(log.contains("trace-level and dataset evaluation rules are stopped in events_only"), "{log}");
     let pool = api.stack.pg.pool().await;
-    connect(&pool, &stub).await;
-    let judge = evaluator(&api, "Capped").await;
+    connect(&api, &stub).await;
+    // No modelConfig: the project's default evaluation model, the connection's first custom model.
+    let body = json!({"type": "llm_as_judge", "name": "Capped", "prompt": "Rate {{output}}",
+                      "outputDefinition": {"dataType": "NUMERIC"}});
+    let (status, created) = api.send(Method::POST, "/api/public/v2/evaluators", Some(&body)).await;
+    assert_eq!(status, 200, "{created}");
+    let judge = created["id"].as_str().unwrap().to_owned();
     let all =
         rule(&api, json!({"name": "all", "enabled": true, "evaluatorAssignments": [{"evaluatorId": judge}]}))
             .await;
@@ -258,6 +256,10 @@ async fn the_per_project_cap_holds_and_events_only_stops_trace_rules() {
         f.len() == 6 && f.iter().all(|e| e.status == "completed")
     })
     .await;
+    assert!(
+        stub.requests().iter().all(|r| r.body["model"] == "judge-default"),
+        "the default model was asked"
+    );
     let arrivals = arrivals.lock().unwrap().clone();
     assert_eq!(arrivals.len(), 6);
     for at in &arrivals {
@@ -306,7 +308,7 @@ async fn trace_rules_score_v3_traces_in_legacy_where_observation_rules_wait() {
     let log = std::fs::read_to_string(&worker.log).unwrap();
     assert!(log.contains("trace-level and dataset rules run on the v3 tables"), "{log}");
     let pool = api.stack.pg.pool().await;
-    connect(&pool, &stub).await;
+    connect(&api, &stub).await;
     let judge = evaluator(&api, "Trace quality").await;
     let filter = json!([{"type": "stringOptions", "column": "traceName", "operator": "any of", "value": ["checkout"]}]);
     let traces = rule(
