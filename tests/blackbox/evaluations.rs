@@ -16,7 +16,6 @@ use crate::api::Api;
 use crate::apps::{App, free_port};
 
 const KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-const PROJECT: &str = "project-blackbox";
 
 async fn start(extra: &[(&str, &str)]) -> (Api, App) {
     let mut env = vec![("ENCRYPTION_KEY", KEY)];
