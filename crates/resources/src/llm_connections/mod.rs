@@ -19,6 +19,7 @@ use reads::params::PageRequest;
 
 pub use write::{UpsertLlmConnection, Writer, delete, upsert};
 
+use crate::page::project_page;
 use crate::{Error, Page, Result, timestamp};
 
 /// The SDK's `LlmConnection` (secrets excluded).
@@ -84,19 +85,8 @@ impl From<Row> for LlmConnectionBody {
 /// `GET /api/public/llm-connections?page=&limit=`, newest first.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<LlmConnectionBody>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM llm_api_keys WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM llm_api_keys WHERE project_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
+    let (rows, total): (Vec<Row>, _) =
+        project_page(pool, "llm_api_keys", COLUMNS, "created_at DESC, id", project, &page).await?;
     Ok(Page::new(rows.into_iter().map(Into::into).collect(), &page, total))
 }
 

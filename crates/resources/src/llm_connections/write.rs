@@ -15,6 +15,8 @@ use storage::audit::{self, Actor};
 use super::{COLUMNS, LlmConnectionBody, Row, not_found};
 use crate::{Error, Result};
 
+/// Connections per project: far more than providers exist, few enough to list on one page.
+const MAX_CONNECTIONS: i64 = 100;
 const MAX_PROVIDER: usize = 100;
 const MAX_SECRET: usize = 16 * 1024;
 const MAX_BASE_URL: usize = 2048;
@@ -177,6 +179,18 @@ pub async fn upsert(
         .map(|headers| key.encrypt(&serde_json::to_string(headers).expect("a map of strings serializes")));
     let config = body.config.filter(|config| !config.is_null());
     let mut tx = pool.begin().await?;
+    let (count, exists): (i64, bool) = sqlx::query_as(
+        "SELECT count(*), coalesce(bool_or(provider = $2), false) FROM llm_api_keys WHERE project_id = $1",
+    )
+    .bind(project)
+    .bind(&body.provider)
+    .fetch_one(&mut *tx)
+    .await?;
+    if !exists && count >= MAX_CONNECTIONS {
+        return Err(Error::bad_request(format!(
+            "a project holds at most {MAX_CONNECTIONS} LLM connections; delete one first"
+        )));
+    }
     let sql = format!(
         "INSERT INTO llm_api_keys (id, project_id, provider, adapter, secret_key, display_secret_key, base_url, \
              custom_models, with_default_models, extra_headers, extra_header_keys, config) \
