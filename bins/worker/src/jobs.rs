@@ -44,6 +44,7 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     tasks.spawn(project_deletions(stores).run(shutdown.clone()));
     tasks.spawn(retention(config, stores).run(shutdown.clone()));
+    tasks.spawn(crate::evaluations::engine(config, stores, consumer_name()).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
 }
 

@@ -11,6 +11,7 @@ pub mod comments;
 pub mod dashboards;
 pub mod datasets;
 pub mod identity;
+pub mod llm_connections;
 pub mod media;
 pub mod models;
 mod page;

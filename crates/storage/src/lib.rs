@@ -33,6 +33,7 @@ pub mod saved_views;
 pub mod schema;
 pub mod score_configs;
 pub mod sdk_usage;
+pub mod stored_secrets;
 pub mod write_modes;
 
 pub use error::{Error, ErrorKind, Result};
