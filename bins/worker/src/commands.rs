@@ -7,7 +7,7 @@ use domain::config::Config;
 use service::Stores;
 
 const USAGE: &str = "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry \
-     | import-langfuse --from POSTGRES_URL --salt V3_SALT [--encryption-key V3_ENCRYPTION_KEY] [--dry-run]]";
+     | retention-status | import-langfuse --from POSTGRES_URL --salt V3_SALT [--encryption-key V3_ENCRYPTION_KEY] [--dry-run]]";
 
 pub enum Command {
     /// Run the worker.
@@ -19,6 +19,7 @@ pub enum Command {
         project: Option<String>,
     },
     BackfillRetry,
+    RetentionStatus,
     /// `import-langfuse`: a Langfuse v3 PostgreSQL database into Loupe's (docs/takeover.md).
     ImportLangfuse {
         from: String,
@@ -47,6 +48,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             (Command::VerifyMigration { project: flag("--project")? }, &["--project"][..])
         }
         Some("backfill-retry") => (Command::BackfillRetry, &[][..]),
+        Some("retention-status") => (Command::RetentionStatus, &[][..]),
         Some("import-langfuse") => {
             let required = |name: &str| flag(name)?.ok_or(format!("import-langfuse needs {name}\n{USAGE}"));
             let command = Command::ImportLangfuse {
@@ -108,6 +110,14 @@ pub async fn run(command: Command, config: &Config) -> anyhow::Result<i32> {
             for name in reset {
                 println!("{name}: back to pending; the worker resumes it from its saved cursor");
             }
+            Ok(0)
+        }
+        Command::RetentionStatus => {
+            let interval = config.retention.interval.as_secs();
+            let status = resources::retention::status::gather(&stores.postgres, interval)
+                .await
+                .context("retention status")?;
+            print!("{}", resources::retention::status::render(&status, chrono::Utc::now()));
             Ok(0)
         }
         Command::ImportLangfuse { from, salt, encryption_key, dry_run } => {

@@ -6,6 +6,7 @@
 
 mod config;
 pub mod langfuse_v3;
+pub mod llm_stub;
 pub mod otlp;
 pub mod prometheus;
 
