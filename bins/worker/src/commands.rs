@@ -130,6 +130,7 @@ pub async fn run(command: Command, config: &Config) -> anyhow::Result<i32> {
                 v3_salt: salt.into(),
                 v3_encryption_key,
                 loupe_salt: config.auth.salt.clone(),
+                loupe_encryption_key: config.auth.encryption_key.clone(),
                 dry_run,
                 page_rows: takeover::DEFAULT_PAGE_ROWS,
             };

@@ -38,6 +38,8 @@ pub struct Options {
     pub v3_encryption_key: Option<EncryptionKey>,
     /// Loupe's own `SALT`.
     pub loupe_salt: SecretString,
+    /// Loupe's own `ENCRYPTION_KEY`, to store imported secrets with.
+    pub loupe_encryption_key: Option<EncryptionKey>,
     pub dry_run: bool,
     pub page_rows: usize,
 }
@@ -94,6 +96,21 @@ pub async fn run(
         if let Some(missing) = table.sources.iter().find(|t| !schema.has_table(t)) {
             line.note = Some(format!("not in this v3 schema ({missing})"));
             progress(&format!("{}: not in this v3 schema", table.target));
+            report.tables.push(line);
+            continue;
+        }
+        if !tables::reencrypted(table.target).is_empty()
+            && (options.v3_encryption_key.is_none() || options.loupe_encryption_key.is_none())
+        {
+            let count: i64 =
+                sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {}", table.sources[0])))
+                    .fetch_one(&mut from)
+                    .await
+                    .map_err(source)?;
+            line.note = Some(format!(
+                "{count} rows not imported: their secrets need --encryption-key and Loupe's ENCRYPTION_KEY"
+            ));
+            progress(&format!("{}: skipped, no encryption keys", table.target));
             report.tables.push(line);
             continue;
         }
@@ -159,6 +176,7 @@ async fn copy_table(
         if rows.is_empty() {
             break;
         }
+        let rows = reencrypt(rows, tables::reencrypted(table.target), options);
         let page = format!("[{}]", rows.join(","));
         let read = rows.len() as u64;
         drop(rows);
@@ -259,7 +277,7 @@ async fn encryption_key_note(
     options: &Options,
 ) -> Result<String, ImportError> {
     let Some(key) = &options.v3_encryption_key else {
-        return Ok("no --encryption-key: nothing imported needs it".to_owned());
+        return Ok("no --encryption-key: LLM connections are not imported".to_owned());
     };
     if !schema.has("llm_api_keys", "secret_key") {
         return Ok("--encryption-key not checked: the source stores no encrypted secret".to_owned());
@@ -278,4 +296,33 @@ async fn encryption_key_note(
             "--encryption-key does NOT decrypt v3's stored secrets: it is not v3's ENCRYPTION_KEY".to_owned()
         }
     })
+}
+
+/// Moves the secrets of a page from v3's key to Loupe's. A secret that does not decrypt becomes
+/// NULL, which skips its row with the reason.
+fn reencrypt(rows: Vec<String>, columns: &[&str], options: &Options) -> Vec<String> {
+    let (Some(v3), Some(loupe)) = (&options.v3_encryption_key, &options.loupe_encryption_key) else {
+        return rows;
+    };
+    if columns.is_empty() {
+        return rows;
+    }
+    rows.into_iter()
+        .map(|row| {
+            let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str::<serde_json::Value>(&row)
+            else {
+                return row;
+            };
+            for column in columns {
+                if let Some(serde_json::Value::String(stored)) = fields.get(*column) {
+                    let moved = v3.decrypt(stored).map(|plain| loupe.encrypt(&plain));
+                    fields.insert(
+                        (*column).to_owned(),
+                        moved.map_or(serde_json::Value::Null, serde_json::Value::String),
+                    );
+                }
+            }
+            serde_json::Value::Object(fields).to_string()
+        })
+        .collect()
 }

@@ -11,6 +11,7 @@ use domain::secrets::EncryptionKey;
 use takeover::{ImportError, NEWEST_SUPPORTED, Options, Report};
 use test_support::{TestPostgres, langfuse_v3};
 
+const LOUPE_KEY: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const V3_KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
 async fn loupe() -> (TestPostgres, PgPool) {
@@ -26,6 +27,7 @@ fn options(source: &TestPostgres, dry_run: bool) -> Options {
         v3_salt: SecretString::from("v3-salt"),
         v3_encryption_key: Some(EncryptionKey::parse(V3_KEY).unwrap()),
         loupe_salt: SecretString::from("loupe-salt"),
+        loupe_encryption_key: Some(EncryptionKey::parse(LOUPE_KEY).unwrap()),
         dry_run,
         page_rows: 2,
     }
@@ -110,7 +112,16 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     );
     assert!(text.contains("skipped pk-lf-v3-gone: its project is not imported"), "{text}");
     assert!(text.contains("a widget over v3's TRACES view"), "{text}");
-    assert!(text.contains("llm_api_keys                   1 rows, skipped: not yet supported"), "{text}");
+    assert_eq!(first.table("llm_api_keys").unwrap().inserted, 1, "{text}");
+    let stored: String = sqlx::query_scalar("SELECT secret_key FROM llm_api_keys WHERE id = 'llm-1'")
+        .fetch_one(&loupe)
+        .await
+        .unwrap();
+    assert_eq!(
+        EncryptionKey::parse(LOUPE_KEY).unwrap().decrypt(&stored).unwrap(),
+        "sk-openai",
+        "re-encrypted with Loupe's key"
+    );
     assert!(text.contains("--encryption-key decrypts v3's stored secrets"), "{text}");
 
     // What Loupe holds: ids, hashes and shapes as the API reads them.

@@ -495,4 +495,49 @@ pub const TABLES: &[Table] = &[
         label: "s.name",
         skips: &[NO_PROJECT],
     },
+    Table {
+        target: "llm_api_keys",
+        sources: &["llm_api_keys"],
+        // LLM connections. The secret and the headers are stored encrypted: decrypted with v3's
+        // ENCRYPTION_KEY and encrypted with Loupe's on the way (`super::REENCRYPTED`); a fresh
+        // encryption differs every time, so they are written only when the connection is new.
+        select: |schema| {
+            format!(
+                "SELECT c.id, c.project_id, c.provider, c.adapter, c.secret_key, c.display_secret_key, c.base_url, \
+                 COALESCE(c.custom_models, '{{}}') AS custom_models, c.with_default_models, {headers} AS extra_headers, \
+                 COALESCE({header_keys}, '{{}}') AS extra_header_keys, {config} AS config, c.created_at, c.updated_at \
+                 FROM llm_api_keys c ORDER BY c.id",
+                headers = schema.or("llm_api_keys", "c", "extra_headers", "NULL::text"),
+                header_keys = schema.or("llm_api_keys", "c", "extra_header_keys", "NULL::text[]"),
+                config = schema.or("llm_api_keys", "c", "config", "NULL::jsonb"),
+            )
+        },
+        columns: &[
+            "id",
+            "project_id",
+            "provider",
+            "adapter",
+            "secret_key",
+            "display_secret_key",
+            "base_url",
+            "custom_models",
+            "with_default_models",
+            "extra_headers",
+            "extra_header_keys",
+            "config",
+            "created_at",
+            "updated_at",
+        ],
+        conflict: "(id)",
+        insert_only: &["secret_key", "extra_headers"],
+        label: "s.provider",
+        skips: &[
+            NO_PROJECT,
+            ("s.secret_key IS NULL", "its secret does not decrypt with --encryption-key"),
+            (
+                "EXISTS (SELECT 1 FROM llm_api_keys t WHERE t.project_id = s.project_id AND t.provider = s.provider AND t.id <> s.id)",
+                "Loupe already has a connection of this name under another id",
+            ),
+        ],
+    },
 ];

@@ -55,6 +55,14 @@ mod people;
 pub(super) const NO_PROJECT: (&str, &str) =
     ("NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id)", "its project is not imported");
 
+/// Columns of a table holding a secret encrypted with the deployment's ENCRYPTION_KEY: decrypted
+/// with v3's and encrypted again with Loupe's while the page is in memory.
+pub const REENCRYPTED: &[(&str, &[&str])] = &[("llm_api_keys", &["secret_key", "extra_headers"])];
+
+pub fn reencrypted(target: &str) -> &'static [&'static str] {
+    REENCRYPTED.iter().find(|(t, _)| *t == target).map_or(&[], |(_, columns)| columns)
+}
+
 /// Every imported table, parents first.
 pub fn all() -> impl Iterator<Item = &'static Table> {
     people::TABLES.iter().chain(content::TABLES.iter())
@@ -62,10 +70,15 @@ pub fn all() -> impl Iterator<Item = &'static Table> {
 
 /// v3 tables read but not imported, and why; their row counts are in the report.
 pub const NOT_IMPORTED: &[(&str, &str)] = &[
-    ("llm_api_keys", "skipped: not yet supported (LLM connections)"),
     ("blob_storage_integrations", "skipped: not yet supported (blob-storage exports)"),
-    ("eval_templates", "skipped: not yet supported (evaluator templates)"),
-    ("job_configurations", "skipped: not yet supported (evaluator job configurations)"),
+    (
+        "eval_templates",
+        "skipped: not yet supported (v3 templates are not mapped onto Loupe's evaluators yet)",
+    ),
+    (
+        "job_configurations",
+        "skipped: not yet supported (v3 job configurations are not mapped onto Loupe's evaluation rules yet)",
+    ),
     (
         "prompt_dependencies",
         "kept in the prompt text: Loupe resolves @@@langfusePrompt@@@ references when read",
