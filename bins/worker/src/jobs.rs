@@ -43,6 +43,8 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     tasks.spawn(project_deletions(stores).run(shutdown.clone()));
+    tasks.spawn(scheduled_exports(config, stores).run(shutdown.clone()));
+    tasks.spawn(batch_exports(stores).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
 }
 
@@ -72,6 +74,24 @@ fn project_deletions(stores: &Stores) -> ProjectDeletions {
         clickhouse: stores.clickhouse.clone(),
         blobs: stores.blobs.clone(),
         queue: stores.ingestion_queue(),
+        poll: std::time::Duration::from_secs(2),
+    }
+}
+
+/// Exports to customers' buckets and one-off batch exports (docs/exports.md).
+fn scheduled_exports(config: &Config, stores: &Stores) -> exports::job::ScheduledExports {
+    let mut job = exports::job::ScheduledExports::new(stores.postgres.clone(), stores.clickhouse.clone(), consumer_name());
+    job.encryption_key = config.auth.encryption_key.clone();
+    job.write_mode = config.migration.write_mode;
+    job
+}
+
+fn batch_exports(stores: &Stores) -> exports::batch::BatchExports {
+    exports::batch::BatchExports {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        blobs: stores.blobs.clone(),
+        holder: consumer_name(),
         poll: std::time::Duration::from_secs(2),
     }
 }
