@@ -136,6 +136,7 @@ pub fn request(env: &Env, prefix: &str, file_type: FileType, source: Source) -> 
         "exportMode": "FROM_CUSTOM_DATE",
         "exportStartDate": (chrono::Utc::now() - chrono::Duration::hours(3)).to_rfc3339(),
         "exportSource": source.as_str(),
+        "compressed": false,
     })
 }
 
