@@ -12,6 +12,7 @@ mod config;
 mod dashboards;
 mod datasets;
 mod durability;
+mod exports;
 mod fixtures;
 mod freshness;
 mod hostile;

@@ -80,7 +80,11 @@ fn project_deletions(stores: &Stores) -> ProjectDeletions {
 
 /// Exports to customers' buckets and one-off batch exports (docs/exports.md).
 fn scheduled_exports(config: &Config, stores: &Stores) -> exports::job::ScheduledExports {
-    let mut job = exports::job::ScheduledExports::new(stores.postgres.clone(), stores.clickhouse.clone(), consumer_name());
+    let mut job = exports::job::ScheduledExports::new(
+        stores.postgres.clone(),
+        stores.clickhouse.clone(),
+        consumer_name(),
+    );
     job.encryption_key = config.auth.encryption_key.clone();
     job.write_mode = config.migration.write_mode;
     job

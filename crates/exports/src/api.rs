@@ -10,8 +10,8 @@ use sqlx::PgPool;
 
 use crate::job::unserved_message;
 use crate::model::{
-    DeletionBody, FieldGroup, FileType, Frequency, IntegrationBody, IntegrationsBody, Mode, Source, StatusBody,
-    SyncStatus, TargetType, UpsertRequest,
+    DeletionBody, FieldGroup, FileType, Frequency, IntegrationBody, IntegrationsBody, Mode, Source,
+    StatusBody, SyncStatus, TargetType, UpsertRequest,
 };
 use crate::store::{self, IntegrationRow, Upsert};
 use crate::target::{self, TargetSettings};
@@ -108,14 +108,21 @@ pub async fn upsert(
         (None, _) => None,
     };
     // The secret the check (and later the worker) uses: the new one, else the stored one.
-    let secret = match (&request.secret_access_key, existing.as_ref().and_then(|e| e.secret_access_key.as_ref())) {
-        (Some(secret), _) => Some(secret.clone()),
-        (None, Some(stored)) => match deployment.encryption_key {
-            Some(key) => Some(key.decrypt(stored).map_err(|e| Error::Internal(format!("the stored secret: {e}")))?),
-            None => return Err(Error::bad_request("ENCRYPTION_KEY is not set: the stored secret cannot be used")),
-        },
-        (None, None) => None,
-    };
+    let secret =
+        match (&request.secret_access_key, existing.as_ref().and_then(|e| e.secret_access_key.as_ref())) {
+            (Some(secret), _) => Some(secret.clone()),
+            (None, Some(stored)) => match deployment.encryption_key {
+                Some(key) => Some(
+                    key.decrypt(stored).map_err(|e| Error::Internal(format!("the stored secret: {e}")))?,
+                ),
+                None => {
+                    return Err(Error::bad_request(
+                        "ENCRYPTION_KEY is not set: the stored secret cannot be used",
+                    ));
+                }
+            },
+            (None, None) => None,
+        };
     let settings = TargetSettings {
         kind: request.kind,
         bucket: request.bucket_name.clone(),
@@ -173,7 +180,9 @@ fn validate(
 ) -> Result<Checked> {
     let bad = |m: &str| Err(Error::bad_request(m));
     if request.kind == TargetType::GoogleCloudStorage {
-        return bad("type GOOGLE_CLOUD_STORAGE is not supported here; use S3, S3_COMPATIBLE or AZURE_BLOB_STORAGE");
+        return bad(
+            "type GOOGLE_CLOUD_STORAGE is not supported here; use S3, S3_COMPATIBLE or AZURE_BLOB_STORAGE",
+        );
     }
     let bucket = request.bucket_name.trim();
     if bucket.is_empty() {
@@ -195,7 +204,9 @@ fn validate(
     }
     let endpoint = request.endpoint.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(str::to_owned);
     match &endpoint {
-        None if request.kind == TargetType::S3Compatible => return bad("endpoint is required for S3_COMPATIBLE"),
+        None if request.kind == TargetType::S3Compatible => {
+            return bad("endpoint is required for S3_COMPATIBLE");
+        }
         Some(e) if !(e.starts_with("http://") || e.starts_with("https://")) => {
             return bad("endpoint must be an http:// or https:// URL");
         }
@@ -209,14 +220,17 @@ fn validate(
         return bad("prefix must be a relative path without empty, '.' or '..' segments");
     }
     let needs_credentials = request.kind != TargetType::S3;
-    let has_secret = request.secret_access_key.is_some() || existing.is_some_and(|e| e.secret_access_key.is_some());
+    let has_secret =
+        request.secret_access_key.is_some() || existing.is_some_and(|e| e.secret_access_key.is_some());
     if needs_credentials && (request.access_key_id.as_deref().unwrap_or("").is_empty() || !has_secret) {
         return bad("accessKeyId and secretAccessKey are required for S3_COMPATIBLE and AZURE_BLOB_STORAGE");
     }
     if request.export_mode == Mode::FromCustomDate {
         match request.export_start_date {
             None => return bad("exportStartDate is required when exportMode is FROM_CUSTOM_DATE"),
-            Some(at) if at > now + Duration::hours(27) => return bad("exportStartDate must not be in the future"),
+            Some(at) if at > now + Duration::hours(27) => {
+                return bad("exportStartDate must not be in the future");
+            }
             _ => {}
         }
     }
@@ -290,7 +304,8 @@ fn body(row: IntegrationRow) -> Result<IntegrationBody> {
             .ok_or_else(|| unknown("frequency", &row.export_frequency))?,
         file_type: FileType::parse(&row.file_type).ok_or_else(|| unknown("file type", &row.file_type))?,
         export_mode: Mode::parse(&row.export_mode).ok_or_else(|| unknown("mode", &row.export_mode))?,
-        export_source: Source::parse(&row.export_source).ok_or_else(|| unknown("source", &row.export_source))?,
+        export_source: Source::parse(&row.export_source)
+            .ok_or_else(|| unknown("source", &row.export_source))?,
         export_field_groups: row.export_field_groups.iter().filter_map(|g| FieldGroup::parse(g)).collect(),
         project_id: row.project_id,
         bucket_name: row.bucket_name,

@@ -102,8 +102,7 @@ struct Row {
     finished_at: Option<DateTime<Utc>>,
 }
 
-const COLUMNS: &str =
-    "id, project_id, name, status, file_type, compressed, query, rows_exported, object_key, error, created_at, finished_at";
+const COLUMNS: &str = "id, project_id, name, status, file_type, compressed, query, rows_exported, object_key, error, created_at, finished_at";
 
 pub async fn create(
     pool: &PgPool,
@@ -159,12 +158,13 @@ pub async fn create(
 }
 
 pub async fn get(pool: &PgPool, blobs: &BlobStore, project_id: &str, id: &str) -> Result<BatchExportBody> {
-    let row: Option<Row> =
-        sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM batch_exports WHERE project_id = $1 AND id = $2")))
-            .bind(project_id)
-            .bind(id)
-            .fetch_optional(pool)
-            .await?;
+    let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM batch_exports WHERE project_id = $1 AND id = $2"
+    )))
+    .bind(project_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
     let row = row.ok_or_else(|| Error::NotFound("Batch export not found".into()))?;
     body(row, Some(blobs))
 }
@@ -269,8 +269,8 @@ impl BatchExports {
     }
 
     async fn export(&self, row: &Row) -> Result<String> {
-        let query: Query =
-            serde_json::from_value(row.query.clone()).map_err(|e| Error::Internal(format!("stored query: {e}")))?;
+        let query: Query = serde_json::from_value(row.query.clone())
+            .map_err(|e| Error::Internal(format!("stored query: {e}")))?;
         let file_type = FileType::parse(&row.file_type)
             .ok_or_else(|| Error::Internal(format!("stored file type {:?}", row.file_type)))?;
         let gzip = file_type.gzipped(row.compressed);
@@ -283,7 +283,8 @@ impl BatchExports {
         );
         let from = query.from_start_time.unwrap_or(DateTime::UNIX_EPOCH);
         let part = Part::ObservationsV2;
-        let mut reader = Reader::new(&self.clickhouse, &row.project_id, part, (from, query.to_start_time), &query.fields);
+        let mut reader =
+            Reader::new(&self.clickhouse, &row.project_id, part, (from, query.to_start_time), &query.fields);
         reader.view = ViewQuery { filter: query.filter.clone(), search: query.search.clone() };
         let mut upload = Upload::start(self.blobs.store().as_ref(), &key, file_type.content_type()).await?;
         let written: Result<()> = async {

@@ -60,7 +60,10 @@ pub struct ScheduledExports {
 pub enum Turn {
     Idle,
     /// A window exported: the project and how many rows.
-    Exported { project_id: String, rows: u64 },
+    Exported {
+        project_id: String,
+        rows: u64,
+    },
     Postponed,
     Failed(String),
 }
@@ -110,7 +113,8 @@ impl ScheduledExports {
                 let message = error.to_string();
                 let retry = if matches!(error, Error::BadRequest(_)) { UNSERVED_RETRY } else { RETRY_AFTER };
                 tracing::warn!(project_id = %row.project_id, %message, "scheduled export failed");
-                store::fail(&self.postgres, &row.project_id, &self.holder, &message, Utc::now() + retry).await?;
+                store::fail(&self.postgres, &row.project_id, &self.holder, &message, Utc::now() + retry)
+                    .await?;
                 Ok(Turn::Failed(message))
             }
         }
@@ -123,7 +127,8 @@ impl ScheduledExports {
             Frequency::parse(&row.export_frequency).ok_or_else(|| bad("frequency", &row.export_frequency))?;
         let file_type = FileType::parse(&row.file_type).ok_or_else(|| bad("file type", &row.file_type))?;
         let kind = TargetType::parse(&row.kind).ok_or_else(|| bad("type", &row.kind))?;
-        let groups: Vec<FieldGroup> = row.export_field_groups.iter().filter_map(|g| FieldGroup::parse(g)).collect();
+        let groups: Vec<FieldGroup> =
+            row.export_field_groups.iter().filter_map(|g| FieldGroup::parse(g)).collect();
         if !source.served_in(self.write_mode) {
             return Err(Error::bad_request(unserved_message(source, self.write_mode)));
         }
@@ -139,9 +144,9 @@ impl ScheduledExports {
             };
         let secret = match (&row.secret_access_key, &self.encryption_key) {
             (None, _) => None,
-            (Some(stored), Some(key)) => Some(
-                key.decrypt(stored).map_err(|e| Error::Internal(format!("the stored secret: {e}")))?,
-            ),
+            (Some(stored), Some(key)) => {
+                Some(key.decrypt(stored).map_err(|e| Error::Internal(format!("the stored secret: {e}")))?)
+            }
             (Some(_), None) => {
                 return Err(Error::Internal(
                     "ENCRYPTION_KEY is not set: the integration's secret cannot be decrypted".into(),

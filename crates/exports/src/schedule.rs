@@ -118,7 +118,10 @@ mod tests {
     fn a_start_in_the_lag_waits_for_its_first_period() {
         let now = at("2026-01-02T10:30:00Z");
         let start = at("2026-01-02T10:25:00Z");
-        assert_eq!(plan(start, None, None, Duration::minutes(20), now), Plan::Wait(at("2026-01-02T11:05:00Z")));
+        assert_eq!(
+            plan(start, None, None, Duration::minutes(20), now),
+            Plan::Wait(at("2026-01-02T11:05:00Z"))
+        );
     }
 
     #[test]

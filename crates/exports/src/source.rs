@@ -153,9 +153,11 @@ fn legacy_group(group: FieldGroup) -> Columns {
             ("total_cost", "total_cost"),
             ("usage_pricing_tier_name", "usage_pricing_tier_name"),
         ],
-        FieldGroup::Prompt => {
-            &[("prompt_id", "prompt_id"), ("prompt_name", "prompt_name"), ("prompt_version", "prompt_version")]
-        }
+        FieldGroup::Prompt => &[
+            ("prompt_id", "prompt_id"),
+            ("prompt_name", "prompt_name"),
+            ("prompt_version", "prompt_version"),
+        ],
         FieldGroup::Metrics => &[
             ("latency", "if(isNull(end_time), NULL, date_diff('millisecond', start_time, end_time) / 1000)"),
             (
@@ -181,7 +183,9 @@ fn legacy_observation_columns(groups: &[FieldGroup]) -> Vec<(&'static str, &'sta
 /// The keys `GET /api/public/v2/observations` answers for each group.
 fn v2_columns(group: FieldGroup) -> &'static [&'static str] {
     match group {
-        FieldGroup::Core => &["id", "traceId", "startTime", "endTime", "projectId", "parentObservationId", "type"],
+        FieldGroup::Core => {
+            &["id", "traceId", "startTime", "endTime", "projectId", "parentObservationId", "type"]
+        }
         FieldGroup::Basic => &[
             "name",
             "level",
@@ -299,10 +303,8 @@ impl<'a> Reader<'a> {
             conditions.push(after);
         }
         let select: Vec<String> = columns.iter().map(|(name, sql)| format!("{sql} AS `{name}`")).collect();
-        let mut sql = Sql::new(&format!(
-            "SELECT {}, toUnixTimestamp64Milli({time}) AS _ms FROM ",
-            select.join(", ")
-        ));
+        let mut sql =
+            Sql::new(&format!("SELECT {}, toUnixTimestamp64Milli({time}) AS _ms FROM ", select.join(", ")));
         sql.append(&table.newest_matching(&project(self.project_id), &and(&conditions)))
             .push(&format!(" ORDER BY {time}, id LIMIT "))
             .bind(self.chunk_rows);
@@ -325,10 +327,8 @@ impl<'a> Reader<'a> {
 
     async fn v2_chunk(&mut self) -> Result<Vec<JsonRow>> {
         let iso = |at: DateTime<Utc>| at.to_rfc3339_opts(SecondsFormat::Millis, true);
-        let fields: Vec<&str> = selected(self.groups)
-            .filter(|g| !v2_columns(*g).is_empty())
-            .map(FieldGroup::as_str)
-            .collect();
+        let fields: Vec<&str> =
+            selected(self.groups).filter(|g| !v2_columns(*g).is_empty()).map(FieldGroup::as_str).collect();
         let mut pairs = vec![
             ("fields".to_owned(), fields.join(",")),
             ("fromStartTime".to_owned(), iso(self.from)),
@@ -343,7 +343,8 @@ impl<'a> Reader<'a> {
         }
         let params = Params::from(pairs);
         let view = ViewOptions { search: self.view.search.as_deref(), ascending: true, ..Default::default() };
-        let page = reads::observations::list_for_view(self.clickhouse, self.project_id, &params, view).await?;
+        let page =
+            reads::observations::list_for_view(self.clickhouse, self.project_id, &params, view).await?;
         match page.meta.cursor {
             Some(cursor) => self.cursor = Some(Cursor::V2(cursor)),
             None => self.done = true,
@@ -366,7 +367,20 @@ mod tests {
     #[test]
     fn groups_choose_columns_and_core_is_always_there() {
         let v2 = Part::ObservationsV2.columns(&[FieldGroup::Io]);
-        assert_eq!(v2, ["id", "traceId", "startTime", "endTime", "projectId", "parentObservationId", "type", "input", "output"]);
+        assert_eq!(
+            v2,
+            [
+                "id",
+                "traceId",
+                "startTime",
+                "endTime",
+                "projectId",
+                "parentObservationId",
+                "type",
+                "input",
+                "output"
+            ]
+        );
         let legacy = Part::Observations.columns(&[FieldGroup::TraceContext]);
         assert_eq!(legacy.len(), 7, "trace_context has no v3 counterpart: {legacy:?}");
         assert!(Part::Observations.columns(&[]).contains(&"tool_calls".to_owned()), "none asked means all");

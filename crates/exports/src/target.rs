@@ -75,9 +75,9 @@ pub fn connect(settings: &TargetSettings) -> Result<Arc<dyn ObjectStore>> {
             }
             Ok(Arc::new(builder.build().map_err(invalid)?))
         }
-        TargetType::GoogleCloudStorage => {
-            Err(Error::bad_request("GOOGLE_CLOUD_STORAGE is not supported; use S3, S3_COMPATIBLE or AZURE_BLOB_STORAGE"))
-        }
+        TargetType::GoogleCloudStorage => Err(Error::bad_request(
+            "GOOGLE_CLOUD_STORAGE is not supported; use S3, S3_COMPATIBLE or AZURE_BLOB_STORAGE",
+        )),
     }
 }
 
@@ -100,7 +100,10 @@ pub struct Upload {
 impl Upload {
     pub async fn start(store: &dyn ObjectStore, name: &str, content_type: &'static str) -> Result<Self> {
         let options = PutMultipartOptions {
-            attributes: Attributes::from_iter([(Attribute::ContentType, object_store::AttributeValue::from(content_type))]),
+            attributes: Attributes::from_iter([(
+                Attribute::ContentType,
+                object_store::AttributeValue::from(content_type),
+            )]),
             ..Default::default()
         };
         let upload = store.put_multipart_opts(&Path::from(name), options).await?;

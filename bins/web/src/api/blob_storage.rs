@@ -61,7 +61,8 @@ impl FromRequestParts<AppState> for Caller {
         }
         let session = UserSession::from_request_parts(parts, state).await?;
         let project_id = parts.headers.get(PROJECT_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
-        let (acting, project) = people::with_project(&state.stores.postgres, &session.user.id, project_id).await?;
+        let (acting, project) =
+            people::with_project(&state.stores.postgres, &session.user.id, project_id).await?;
         acting.require(Action::IntegrationsManage)?;
         Ok(Caller(Scope { org_id: project.org_id, project_id: Some(project.id) }))
     }
@@ -74,7 +75,10 @@ impl FromRequestParts<AppState> for Caller {
         (status = 200, body = IntegrationsBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)
     )
 )]
-async fn list(State(state): State<AppState>, Caller(scope): Caller) -> Result<Json<IntegrationsBody>, ApiError> {
+async fn list(
+    State(state): State<AppState>,
+    Caller(scope): Caller,
+) -> Result<Json<IntegrationsBody>, ApiError> {
     Ok(Json(api::list(&state.stores.postgres, &scope).await?))
 }
 
@@ -163,7 +167,10 @@ async fn create_batch(
     tag = "batch-exports", security(("basicAuth" = [])),
     responses((status = 200, body = BatchExportsBody), (status = 401, body = ErrorBody))
 )]
-async fn list_batch(State(state): State<AppState>, auth: ProjectAuth) -> Result<Json<BatchExportsBody>, ApiError> {
+async fn list_batch(
+    State(state): State<AppState>,
+    auth: ProjectAuth,
+) -> Result<Json<BatchExportsBody>, ApiError> {
     Ok(Json(batch::list(&state.stores.postgres, &state.stores.blobs, &auth.project.id).await?))
 }
 

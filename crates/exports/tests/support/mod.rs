@@ -42,7 +42,10 @@ impl Env {
         let ch = ClickHouse::connect(&chdb.settings());
         storage::schema::migrate(&pool, &ch).await.unwrap();
         let project = format!("p-{}", uuid::Uuid::new_v4().simple());
-        sqlx::query("INSERT INTO organizations (id, name) VALUES ('o1', 'Org')").execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO organizations (id, name) VALUES ('o1', 'Org')")
+            .execute(&pool)
+            .await
+            .unwrap();
         sqlx::query("INSERT INTO projects (id, org_id, name) VALUES ($1, 'o1', 'P')")
             .bind(&project)
             .execute(&pool)
@@ -219,8 +222,9 @@ pub fn parse(file_type: FileType, gzip: bool, bytes: &[u8]) -> Table {
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
     };
-    let of_object =
-        |v: &Value| v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), cell(v))).collect::<BTreeMap<_, _>>();
+    let of_object = |v: &Value| {
+        v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), cell(v))).collect::<BTreeMap<_, _>>()
+    };
     match file_type {
         FileType::Json => {
             let rows: Vec<Value> = serde_json::from_slice(&bytes).unwrap();
@@ -235,7 +239,9 @@ pub fn parse(file_type: FileType, gzip: bool, bytes: &[u8]) -> Table {
             let records = csv_records(&String::from_utf8(bytes).unwrap());
             let header = records[0].clone();
             (records[1..].iter())
-                .map(|r| header.iter().cloned().zip(r.iter().map(|c| (!c.is_empty()).then(|| c.clone()))).collect())
+                .map(|r| {
+                    header.iter().cloned().zip(r.iter().map(|c| (!c.is_empty()).then(|| c.clone()))).collect()
+                })
                 .collect()
         }
         FileType::Parquet => {
