@@ -1,3 +1,6 @@
+// Each test file uses a part of it.
+#![allow(dead_code)]
+
 //! A project with rows in both data models, an integration pointing at the test stack's bucket,
 //! and readers of what lands there.
 
