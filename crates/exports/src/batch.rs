@@ -106,6 +106,7 @@ const COLUMNS: &str = "id, project_id, name, status, file_type, compressed, quer
 
 pub async fn create(
     pool: &PgPool,
+    clickhouse: &ClickHouse,
     mode: WriteMode,
     project_id: &str,
     request: CreateBatchExport,
@@ -121,7 +122,12 @@ pub async fn create(
         Some(value) => Some(value.to_string()),
     };
     if let Some(raw) = &filter {
-        reads::filter::parse(raw)?;
+        // The view's own read checks the filter (its columns, operators, values): one row asked.
+        let params = reads::Params::from(vec![
+            ("filter".to_owned(), raw.clone()),
+            ("limit".to_owned(), "1".to_owned()),
+        ]);
+        reads::observations::list(clickhouse, project_id, &params).await?;
     }
     let fields = request.fields.unwrap_or_default();
     if !fields.is_empty() && !fields.contains(&FieldGroup::Core) {

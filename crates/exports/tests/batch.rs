@@ -37,13 +37,17 @@ async fn a_filtered_view_is_exported_with_progress_and_a_download_link() {
     let filter = json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["event 2", "event 4"]}]);
     let body = json!({"name": "two events", "fileType": "CSV", "compressed": false, "filter": filter, "fields": ["core", "basic"]});
 
-    let refused = batch::create(&env.pool, WriteMode::Legacy, &env.project, request(body.clone())).await.unwrap_err();
+    let refused = batch::create(&env.pool, &env.ch, WriteMode::Legacy, &env.project, request(body.clone()))
+        .await
+        .unwrap_err();
     assert!(matches!(refused, exports::Error::BadRequest(_)), "{refused}");
     let bad = json!({"fileType": "CSV", "filter": [{"column": "nope", "operator": "=", "value": 1, "type": "number"}]});
-    let refused = batch::create(&env.pool, WriteMode::Dual, &env.project, request(bad)).await.unwrap_err();
+    let refused =
+        batch::create(&env.pool, &env.ch, WriteMode::Dual, &env.project, request(bad)).await.unwrap_err();
     assert!(matches!(refused, exports::Error::BadRequest(_) | exports::Error::Read(_)), "{refused}");
 
-    let created = batch::create(&env.pool, WriteMode::Dual, &env.project, request(body)).await.unwrap();
+    let created =
+        batch::create(&env.pool, &env.ch, WriteMode::Dual, &env.project, request(body)).await.unwrap();
     assert_eq!((created.status.as_str(), created.url.as_deref()), ("QUEUED", None));
     let job = BatchExports {
         postgres: env.pool.clone(),

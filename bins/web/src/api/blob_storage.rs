@@ -158,7 +158,9 @@ async fn create_batch(
     JsonBody(request): JsonBody<CreateBatchExport>,
 ) -> Result<(StatusCode, Json<BatchExportBody>), ApiError> {
     let mode = state.config.migration.write_mode;
-    let created = batch::create(&state.stores.postgres, mode, &auth.project.id, request).await?;
+    let created =
+        batch::create(&state.stores.postgres, &state.stores.clickhouse, mode, &auth.project.id, request)
+            .await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
