@@ -159,6 +159,33 @@ async fn python_sdk_manages_an_export_and_the_worker_writes_it() {
     let spans: BTreeSet<&str> = files[0].1.iter().map(|row| row["name"].as_str().unwrap()).collect();
     assert_eq!(spans, BTreeSet::from(["exported span 1", "exported span 2", "exported span 3"]));
     assert_eq!(files[0].1[0]["traceId"], "0af7651916cd43dd8448eb211c80319c");
+
+    // A one-off export of a filtered view: queued, written by the worker, downloaded by its link.
+    let key = basic(PUBLIC_KEY, SECRET_KEY);
+    let filter = json!([{"type": "string", "column": "name", "operator": "=", "value": "exported span 2"}]);
+    let body = json!({"fileType": "JSONL", "compressed": false, "filter": filter});
+    let (status, created) = call(&app, "POST", "/api/public/batch-exports", &key, Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["status"], "QUEUED");
+    let path = format!("/api/public/batch-exports/{}", created["id"].as_str().unwrap());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let done = loop {
+        let (status, export) = call(&app, "GET", &path, &key, None).await;
+        assert_eq!(status, 200, "{export}");
+        if export["status"] == "COMPLETED" {
+            break export;
+        }
+        assert!(std::time::Instant::now() < deadline, "{export}\n{}", worker.log_tail());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(done["rowsExported"], 1, "{done}");
+    let file = crate::apps::http().get(done["url"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(file.status(), 200);
+    let row: Value = serde_json::from_str(file.text().await.unwrap().trim()).unwrap();
+    assert_eq!(row["name"], "exported span 2");
+    let bad = json!({"fileType": "XLSX"});
+    let (status, answer) = call(&app, "POST", "/api/public/batch-exports", &key, Some(bad)).await;
+    assert_eq!(status, 400, "{answer}");
 }
 
 fn uuid_like() -> String {
