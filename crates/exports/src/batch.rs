@@ -240,7 +240,7 @@ impl BatchExports {
             "UPDATE batch_exports SET status = 'PROCESSING', rows_exported = 0, lease_holder = $1, \
                lease_until = now() + make_interval(secs => $2), updated_at = now() \
              WHERE id = (SELECT id FROM batch_exports WHERE status IN ('QUEUED', 'PROCESSING') \
-               AND (lease_until IS NULL OR lease_until < now()) ORDER BY created_at LIMIT 1 \
+               AND (lease_until IS NULL OR lease_until < now() OR lease_holder = $1) ORDER BY created_at LIMIT 1 \
                FOR UPDATE SKIP LOCKED) RETURNING {COLUMNS}"
         )))
         .bind(&self.holder)

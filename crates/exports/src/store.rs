@@ -142,13 +142,17 @@ pub async fn delete(pool: &PgPool, project_id: &str) -> Result<bool> {
     Ok(done.rows_affected() > 0)
 }
 
-/// Takes the most overdue enabled integration no live worker holds, for `holder`.
+/// Takes the most overdue enabled integration no live worker holds, for `holder`. A lease already
+/// in `holder`'s name is its own from before a restart (worker names are host names, one export
+/// loop per worker), so a restarted worker resumes its window at once.
 pub async fn claim_due(pool: &PgPool, holder: &str) -> Result<Option<IntegrationRow>> {
     Ok(sqlx::query_as(
         "UPDATE blob_storage_integrations SET lease_holder = $1, \
            lease_until = now() + make_interval(secs => $2) \
          WHERE project_id = (SELECT project_id FROM blob_storage_integrations \
-           WHERE enabled AND next_sync_at <= now() AND (lease_until IS NULL OR lease_until < now()) \
+           WHERE enabled AND next_sync_at <= now() \
+             AND (lease_until IS NULL OR lease_until < now() OR lease_holder = $1) \
+             AND project_id IN (SELECT id FROM projects WHERE deleted_at IS NULL) \
            ORDER BY next_sync_at LIMIT 1 FOR UPDATE SKIP LOCKED) \
          RETURNING *",
     )
