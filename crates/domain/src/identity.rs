@@ -114,12 +114,15 @@ pub enum Action {
     ProjectKeysManage,
     /// Set or remove project roles on that project.
     ProjectMembersManage,
+    /// Create, change or delete a project's LLM connections (their API keys); Langfuse's
+    /// `llmApiKeys:create`/`:update`/`:delete`, given to OWNER and ADMIN.
+    LlmConnectionsManage,
     /// See and change a project's integrations (blob storage exports), as Langfuse's `integrations:CRUD`.
     IntegrationsManage,
 }
 
 impl Action {
-    pub const ALL: [Action; 18] = [
+    pub const ALL: [Action; 19] = [
         Action::OrganizationRead,
         Action::OrganizationUpdate,
         Action::OrganizationDelete,
@@ -137,6 +140,7 @@ impl Action {
         Action::ProjectKeysRead,
         Action::ProjectKeysManage,
         Action::ProjectMembersManage,
+        Action::LlmConnectionsManage,
         Action::IntegrationsManage,
     ];
 
@@ -159,6 +163,7 @@ impl Action {
             Action::ProjectKeysRead => "list a project's API keys",
             Action::ProjectKeysManage => "create, delete a project's API keys",
             Action::ProjectMembersManage => "set or remove project roles",
+            Action::LlmConnectionsManage => "create, change, delete a project's LLM connections",
             Action::IntegrationsManage => "see, change a project's integrations (exports)",
         }
     }
@@ -216,7 +221,7 @@ mod tests {
     fn every_role_and_action() {
         use Action::*;
         // (action, [OWNER, ADMIN, MEMBER, VIEWER, NONE, organization key])
-        let expected: [(Action, [bool; 6]); 18] = [
+        let expected: [(Action, [bool; 6]); 19] = [
             (OrganizationRead, [true, true, true, true, false, true]),
             (OrganizationUpdate, [true, true, false, false, false, true]),
             (OrganizationDelete, [true, false, false, false, false, false]),
@@ -234,6 +239,7 @@ mod tests {
             (ProjectKeysRead, [true, true, false, false, false, true]),
             (ProjectKeysManage, [true, true, false, false, false, true]),
             (ProjectMembersManage, [true, true, false, false, false, true]),
+            (LlmConnectionsManage, [true, true, false, false, false, true]),
             (IntegrationsManage, [true, true, false, false, false, true]),
         ];
         assert_eq!(expected.map(|(action, _)| action), Action::ALL, "every action, in order");

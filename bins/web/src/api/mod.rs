@@ -14,7 +14,10 @@ mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
+mod evaluation_rules;
+mod evaluators;
 mod health;
+mod llm_connections;
 mod media;
 mod memberships;
 mod models;
@@ -79,12 +82,15 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(evaluators::routes())
+        .merge(evaluation_rules::routes())
         .merge(models::routes())
         .merge(media::routes())
         .merge(datasets::routes())
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(llm_connections::routes())
         .merge(dashboards::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
