@@ -43,6 +43,8 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     tasks.spawn(project_deletions(stores).run(shutdown.clone()));
+    tasks.spawn(retention(config, stores).run(shutdown.clone()));
+    tasks.spawn(crate::evaluations::engine(config, stores, consumer_name()).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
 }
 
@@ -73,6 +75,17 @@ fn project_deletions(stores: &Stores) -> ProjectDeletions {
         blobs: stores.blobs.clone(),
         queue: stores.ingestion_queue(),
         poll: std::time::Duration::from_secs(2),
+    }
+}
+
+/// Enforces projects' retention (docs/retention.md).
+fn retention(config: &Config, stores: &Stores) -> resources::retention::Retention {
+    resources::retention::Retention {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        blobs: stores.blobs.clone(),
+        settings: config.retention.clone(),
+        holder: consumer_name(),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod models;
 mod page;
 pub mod prompts;
 pub mod public_links;
+pub mod retention;
 pub mod score_configs;
 
 use reads::ReadError;

@@ -28,6 +28,7 @@ pub mod prompt_links;
 pub mod propagation_state;
 pub mod queue;
 pub mod redis;
+pub mod retention;
 pub mod saved_views;
 pub mod schema;
 pub mod score_configs;

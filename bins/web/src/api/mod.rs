@@ -13,6 +13,8 @@ mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
+mod evaluation_rules;
+mod evaluators;
 mod health;
 mod llm_connections;
 mod media;
@@ -79,6 +81,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(evaluators::routes())
+        .merge(evaluation_rules::routes())
         .merge(models::routes())
         .merge(media::routes())
         .merge(datasets::routes())

@@ -22,7 +22,7 @@ mod tests;
 
 pub use accounts::{AccountSettings, InitUser};
 pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting, WRITE_MODE};
-pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
+pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings, RetentionSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use names::UnknownName;
 pub use settings::{
@@ -57,6 +57,7 @@ pub struct Config {
     pub media: MediaSettings,
     pub propagation: PropagationSettings,
     pub backfill: BackfillSettings,
+    pub retention: RetentionSettings,
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
     pub accounts: AccountSettings,
@@ -113,6 +114,7 @@ impl Config {
         let media = MediaSettings::read(&vars, &mut problems);
         let propagation = PropagationSettings::read(&vars, &mut problems);
         let backfill = BackfillSettings::read(&vars, &mut problems);
+        let retention = RetentionSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars, &mut problems);
         let accounts = AccountSettings::read(&vars, &mut problems);
@@ -133,6 +135,7 @@ impl Config {
                 media: media?,
                 propagation: propagation?,
                 backfill: backfill?,
+                retention: retention?,
                 bootstrap: bootstrap?,
                 auth,
                 accounts: accounts?,

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::outbound::{self, OutboundPolicy};
 use crate::secrets::{ENCRYPTION_KEY, EncryptionKey};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -278,6 +279,8 @@ pub struct IngestionSettings {
     pub claim_idle: std::time::Duration,
     /// Deliveries of one payload before it is dead-lettered instead of processed again.
     pub max_attempts: u32,
+    /// Evaluator executions running at once per project, across workers (docs/evaluators.md).
+    pub eval_max_concurrency_per_project: usize,
 }
 
 impl IngestionSettings {
@@ -291,7 +294,9 @@ impl IngestionSettings {
         let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
         let batch_max_bytes = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_BYTES", problems);
         let max_attempts = vars.positive_integer("LANGFUSE_INGESTION_MAX_ATTEMPTS", problems);
+        let eval_cap = vars.positive_integer("LANGFUSE_EVAL_MAX_CONCURRENCY_PER_PROJECT", problems);
         Some(Self {
+            eval_max_concurrency_per_project: usize::try_from(eval_cap?).unwrap_or(usize::MAX),
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
             otel_resource_attributes_max_copied_bytes: usize::try_from(resource_copied?)
                 .unwrap_or(usize::MAX),
@@ -394,6 +399,9 @@ pub struct AuthSettings {
     /// targets). Optional until such a secret exists; each feature that stores one refuses to
     /// without it, and startup stops when stored secrets exist but the key is unset.
     pub encryption_key: Option<EncryptionKey>,
+    /// `LANGFUSE_OUTBOUND_ALLOWED_HOSTS`: the non-public destinations user-configured URLs may
+    /// reach (webhooks, LLM providers, export targets); public ones always may.
+    pub outbound: OutboundPolicy,
 }
 
 /// `SALT` values anyone can know: unset, and the placeholder of deploy/compose.yaml.
@@ -404,10 +412,14 @@ impl AuthSettings {
         let encryption_key = vars.get(ENCRYPTION_KEY).filter(|k| !k.trim().is_empty()).and_then(|text| {
             EncryptionKey::parse(text).map_err(|message| problems.push(ENCRYPTION_KEY, message)).ok()
         });
+        let outbound = OutboundPolicy::parse(vars.get(outbound::ALLOWED_HOSTS).unwrap_or_default())
+            .map_err(|message| problems.push(outbound::ALLOWED_HOSTS, message))
+            .unwrap_or_default();
         Self {
             salt: vars.string("SALT").into(),
             admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
             encryption_key,
+            outbound,
         }
     }
 

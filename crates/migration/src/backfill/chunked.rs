@@ -91,7 +91,7 @@ fn in_partition(alias: &str, partition: &str) -> Condition {
 }
 
 /// The month partitions of a table, newest first, and the rows they hold.
-async fn plan(run: &StepRun<'_>, table: &str) -> storage::Result<(Vec<String>, u64)> {
+pub(crate) async fn plan(run: &StepRun<'_>, table: &str) -> storage::Result<(Vec<String>, u64)> {
     let parts: Vec<(String, u64)> = run
         .query(
             "SELECT partition_id, sum(rows) FROM system.parts \
