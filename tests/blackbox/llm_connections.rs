@@ -152,7 +152,14 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
             json!({"provider": "x", "adapter": "bedrock", "secretKey": "k", "config": {"region": "us-east-1"}}),
             "not supported yet",
         ),
-        (json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "{}"}), "not supported yet"),
+        (
+            json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "{}"}),
+            "service-account key file",
+        ),
+        (
+            json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "not json at all"}),
+            "service-account key file",
+        ),
         (json!({"provider": "x", "adapter": "openai"}), "secretKey"),
         (json!({"provider": "", "adapter": "openai", "secretKey": "k"}), "provider"),
         (json!({"provider": "p".repeat(101), "adapter": "openai", "secretKey": "k"}), "provider"),
@@ -191,6 +198,24 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
     api.expect(400, Method::GET, &format!("{PATH}?limit=0"), None).await;
     let (status, listed) = api.send(Method::GET, PATH, None).await;
     assert_eq!((status, listed["data"].as_array().map(Vec::len)), (200, Some(0)), "nothing stored: {listed}");
+
+    // A Vertex AI connection: a service-account key file and its location.
+    let account = json!({
+        "type": "service_account", "project_id": "p", "client_email": "judge@p.iam.gserviceaccount.com",
+        "private_key": include_str!("../../crates/llm/testdata/throwaway-test-rsa-key.pem"),
+    });
+    let vertex = json!({"provider": "vertex", "adapter": "google-vertex-ai", "secretKey": account.to_string(),
+        "config": {"location": "europe-west4"}});
+    let stored = api.expect(201, put.clone(), PATH, Some(&vertex)).await;
+    assert_eq!(
+        (&stored["adapter"], &stored["config"]),
+        (&json!("google-vertex-ai"), &json!({"location": "europe-west4"}))
+    );
+    assert!(!stored.to_string().contains("PRIVATE KEY"), "{stored}");
+    let bad_location = json!({"provider": "v2", "adapter": "google-vertex-ai", "secretKey": account.to_string(),
+        "config": {"location": "evil.example.com/"}});
+    refused(&api, 400, put.clone(), PATH, bad_location, "location").await;
+    api.expect(200, Method::DELETE, &format!("{PATH}/{}", stored["id"].as_str().unwrap()), None).await;
 
     let mine = api.expect(201, put.clone(), PATH, Some(&connection("openai"))).await;
     let id = mine["id"].as_str().unwrap();

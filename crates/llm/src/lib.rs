@@ -4,7 +4,8 @@
 //! connection); a [`ChatRequest`] says what to ask. [`LlmClient::chat`] speaks the provider's
 //! own wire format (no provider SDK): OpenAI chat completions (and any OpenAI-compatible server
 //! through `base_url`), Azure OpenAI deployments, the Anthropic Messages API and Google AI
-//! Studio's Gemini `generateContent`. Vertex AI and Bedrock are refused as not supported yet.
+//! Studio's Gemini `generateContent` and Vertex AI's (with a service-account key). Bedrock is
+//! refused as not supported yet.
 //!
 //! Failures come back classified ([`LlmError`]) so callers retry only what may succeed later
 //! (429 with its `Retry-After`, 5xx, connect errors, timeouts) and record the provider's own
@@ -13,6 +14,7 @@
 mod anthropic;
 mod google;
 mod openai;
+pub mod vertex;
 mod wire;
 
 use secrecy::SecretString;
@@ -55,10 +57,10 @@ impl Adapter {
         Adapter::ALL.into_iter().find(|adapter| adapter.as_str() == text)
     }
 
-    /// Whether [`LlmClient::chat`] can call this adapter's provider. Vertex AI (service-account
-    /// OAuth) and Bedrock (SigV4 signing) are not implemented yet.
+    /// Whether [`LlmClient::chat`] can call this adapter's provider. Bedrock (SigV4 signing) is
+    /// not implemented yet.
     pub fn supported(self) -> bool {
-        !matches!(self, Adapter::GoogleVertexAi | Adapter::Bedrock)
+        !matches!(self, Adapter::Bedrock)
     }
 }
 
@@ -218,6 +220,8 @@ impl LlmError {
 pub struct LlmClient {
     http: reqwest::Client,
     timeout: Duration,
+    /// Vertex AI access tokens, reused until shortly before they expire.
+    tokens: std::sync::Arc<vertex::TokenCache>,
 }
 
 impl LlmClient {
@@ -232,7 +236,7 @@ impl LlmClient {
             .user_agent(concat!("loupe/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("an HTTP client with rustls (the crypto provider is installed above)");
-        Self { http, timeout }
+        Self { http, timeout, tokens: Default::default() }
     }
 
     pub fn timeout(&self) -> Duration {
@@ -251,7 +255,13 @@ impl LlmClient {
             Adapter::Azure => openai::build(connection, request, openai::Flavor::Azure)?,
             Adapter::Anthropic => anthropic::build(connection, request)?,
             Adapter::GoogleAiStudio => google::build(connection, request)?,
-            Adapter::GoogleVertexAi | Adapter::Bedrock => {
+            Adapter::GoogleVertexAi => {
+                let body = vertex::call(&self.http, self.timeout, &self.tokens, connection, request).await?;
+                let mut response = google::parse(&body, request)?;
+                response.latency = started.elapsed();
+                return Ok(response);
+            }
+            Adapter::Bedrock => {
                 return Err(LlmError::refused(format!(
                     "the {} adapter is not supported yet by Loupe",
                     connection.adapter

@@ -25,13 +25,28 @@ pub(crate) async fn send(
     connection: &Connection,
     call: HttpCall,
 ) -> Result<serde_json::Value, LlmError> {
-    let key = connection.api_key.expose_secret();
     let headers = headers(connection, &call.headers)?;
     let body = serde_json::to_vec(&call.body).expect("a JSON value serializes");
+    let secret = connection.api_key.expose_secret();
+    exchange(http, timeout, secret, &call.url, headers, body, "application/json").await
+}
+
+/// POST `body` as `content_type`; the parsed JSON body of a 2xx reply, or the classified failure
+/// with `secret` redacted from its message.
+pub(crate) async fn exchange(
+    http: &reqwest::Client,
+    timeout: Duration,
+    secret: &str,
+    url: &str,
+    headers: HeaderMap,
+    body: Vec<u8>,
+    content_type: &'static str,
+) -> Result<serde_json::Value, LlmError> {
+    let key = secret;
     let result = http
-        .post(&call.url)
+        .post(url)
         .headers(headers)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(reqwest::header::CONTENT_TYPE, content_type)
         .body(body)
         .send()
         .await;
@@ -71,7 +86,10 @@ pub(crate) async fn send(
     })
 }
 
-fn headers(connection: &Connection, own: &[(&'static str, String)]) -> Result<HeaderMap, LlmError> {
+pub(crate) fn headers(
+    connection: &Connection,
+    own: &[(&'static str, String)],
+) -> Result<HeaderMap, LlmError> {
     let mut map = HeaderMap::new();
     for (name, value) in own {
         let value = HeaderValue::from_str(value).map_err(|_| {
@@ -122,6 +140,7 @@ fn error_message(body: &[u8], status: u16) -> String {
         let found = error
             .and_then(|error| error.get("message"))
             .or_else(|| value.get("message"))
+            .or_else(|| value.get("error_description"))
             .or_else(|| error.filter(|error| error.is_string()))
             .and_then(|message| message.as_str());
         if let Some(message) = found.filter(|message| !message.trim().is_empty()) {
