@@ -114,7 +114,10 @@ async fn the_python_sdk_manages_connections_and_a_stored_one_is_called() {
         params: llm::ModelParams::default(),
         output: Some(llm::StructuredOutput { name: "verdict".into(), schema: json!({"type": "object"}) }),
     };
-    let reply = llm::LlmClient::new(Duration::from_secs(10)).chat(&connection, &request).await.unwrap();
+    let reply = llm::LlmClient::new(domain::outbound::OutboundPolicy::allow_all(), Duration::from_secs(10))
+        .chat(&connection, &request)
+        .await
+        .unwrap();
     assert_eq!(reply.structured, Some(json!({"score": 1})));
     let sent = stub.wait_for_requests(1, Duration::from_secs(10)).await;
     assert_eq!(sent[0].header("authorization"), Some("Bearer sk-second-secret-0002"));
@@ -152,7 +155,14 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
             json!({"provider": "x", "adapter": "bedrock", "secretKey": "k", "config": {"region": "us-east-1"}}),
             "not supported yet",
         ),
-        (json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "{}"}), "not supported yet"),
+        (
+            json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "{}"}),
+            "service-account key file",
+        ),
+        (
+            json!({"provider": "x", "adapter": "google-vertex-ai", "secretKey": "not json at all"}),
+            "service-account key file",
+        ),
         (json!({"provider": "x", "adapter": "openai"}), "secretKey"),
         (json!({"provider": "", "adapter": "openai", "secretKey": "k"}), "provider"),
         (json!({"provider": "p".repeat(101), "adapter": "openai", "secretKey": "k"}), "provider"),
@@ -191,6 +201,24 @@ async fn bad_input_is_refused_and_other_projects_see_nothing() {
     api.expect(400, Method::GET, &format!("{PATH}?limit=0"), None).await;
     let (status, listed) = api.send(Method::GET, PATH, None).await;
     assert_eq!((status, listed["data"].as_array().map(Vec::len)), (200, Some(0)), "nothing stored: {listed}");
+
+    // A Vertex AI connection: a service-account key file and its location.
+    let account = json!({
+        "type": "service_account", "project_id": "p", "client_email": "judge@p.iam.gserviceaccount.com",
+        "private_key": include_str!("../../crates/llm/testdata/throwaway-test-rsa-key.pem"),
+    });
+    let vertex = json!({"provider": "vertex", "adapter": "google-vertex-ai", "secretKey": account.to_string(),
+        "config": {"location": "europe-west4"}});
+    let stored = api.expect(201, put.clone(), PATH, Some(&vertex)).await;
+    assert_eq!(
+        (&stored["adapter"], &stored["config"]),
+        (&json!("google-vertex-ai"), &json!({"location": "europe-west4"}))
+    );
+    assert!(!stored.to_string().contains("PRIVATE KEY"), "{stored}");
+    let bad_location = json!({"provider": "v2", "adapter": "google-vertex-ai", "secretKey": account.to_string(),
+        "config": {"location": "evil.example.com/"}});
+    refused(&api, 400, put.clone(), PATH, bad_location, "location").await;
+    api.expect(200, Method::DELETE, &format!("{PATH}/{}", stored["id"].as_str().unwrap()), None).await;
 
     let mine = api.expect(201, put.clone(), PATH, Some(&connection("openai"))).await;
     let id = mine["id"].as_str().unwrap();

@@ -14,6 +14,7 @@ mod datasets;
 mod durability;
 mod evaluations;
 mod evaluators;
+mod exports;
 mod fixtures;
 mod freshness;
 mod hostile;

@@ -117,10 +117,12 @@ pub enum Action {
     /// Create, change or delete a project's LLM connections (their API keys); Langfuse's
     /// `llmApiKeys:create`/`:update`/`:delete`, given to OWNER and ADMIN.
     LlmConnectionsManage,
+    /// See and change a project's integrations (blob storage exports), as Langfuse's `integrations:CRUD`.
+    IntegrationsManage,
 }
 
 impl Action {
-    pub const ALL: [Action; 18] = [
+    pub const ALL: [Action; 19] = [
         Action::OrganizationRead,
         Action::OrganizationUpdate,
         Action::OrganizationDelete,
@@ -139,6 +141,7 @@ impl Action {
         Action::ProjectKeysManage,
         Action::ProjectMembersManage,
         Action::LlmConnectionsManage,
+        Action::IntegrationsManage,
     ];
 
     fn describe(self) -> &'static str {
@@ -161,6 +164,7 @@ impl Action {
             Action::ProjectKeysManage => "create, delete a project's API keys",
             Action::ProjectMembersManage => "set or remove project roles",
             Action::LlmConnectionsManage => "create, change, delete a project's LLM connections",
+            Action::IntegrationsManage => "see, change a project's integrations (exports)",
         }
     }
 }
@@ -217,7 +221,7 @@ mod tests {
     fn every_role_and_action() {
         use Action::*;
         // (action, [OWNER, ADMIN, MEMBER, VIEWER, NONE, organization key])
-        let expected: [(Action, [bool; 6]); 18] = [
+        let expected: [(Action, [bool; 6]); 19] = [
             (OrganizationRead, [true, true, true, true, false, true]),
             (OrganizationUpdate, [true, true, false, false, false, true]),
             (OrganizationDelete, [true, false, false, false, false, false]),
@@ -236,6 +240,7 @@ mod tests {
             (ProjectKeysManage, [true, true, false, false, false, true]),
             (ProjectMembersManage, [true, true, false, false, false, true]),
             (LlmConnectionsManage, [true, true, false, false, false, true]),
+            (IntegrationsManage, [true, true, false, false, false, true]),
         ];
         assert_eq!(expected.map(|(action, _)| action), Action::ALL, "every action, in order");
         for (action, row) in expected {

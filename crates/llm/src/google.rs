@@ -23,6 +23,11 @@ pub(crate) fn build(connection: &Connection, request: &ChatRequest) -> Result<Ht
         format!("{base}/v1beta/models/{model}:generateContent")
     };
     let headers = vec![("x-goog-api-key", connection.api_key.expose_secret().to_owned())];
+    Ok(HttpCall { url, headers, body: generate_content_body(request) })
+}
+
+/// The `generateContent` body, the same for AI Studio and Vertex AI.
+pub(crate) fn generate_content_body(request: &ChatRequest) -> Value {
     let system: Vec<&str> = request
         .messages
         .iter()
@@ -63,7 +68,7 @@ pub(crate) fn build(connection: &Connection, request: &ChatRequest) -> Result<Ht
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
     }
-    Ok(HttpCall { url, headers, body })
+    body
 }
 
 pub(crate) fn parse(body: &Value, request: &ChatRequest) -> Result<ChatResponse, LlmError> {

@@ -4,7 +4,8 @@
 //! connection); a [`ChatRequest`] says what to ask. [`LlmClient::chat`] speaks the provider's
 //! own wire format (no provider SDK): OpenAI chat completions (and any OpenAI-compatible server
 //! through `base_url`), Azure OpenAI deployments, the Anthropic Messages API and Google AI
-//! Studio's Gemini `generateContent`. Vertex AI and Bedrock are refused as not supported yet.
+//! Studio's Gemini `generateContent` and Vertex AI's (with a service-account key). Bedrock is
+//! refused as not supported yet.
 //!
 //! Failures come back classified ([`LlmError`]) so callers retry only what may succeed later
 //! (429 with its `Retry-After`, 5xx, connect errors, timeouts) and record the provider's own
@@ -13,8 +14,10 @@
 mod anthropic;
 mod google;
 mod openai;
+pub mod vertex;
 mod wire;
 
+use domain::outbound::OutboundPolicy;
 use secrecy::SecretString;
 use std::time::{Duration, Instant};
 
@@ -55,10 +58,10 @@ impl Adapter {
         Adapter::ALL.into_iter().find(|adapter| adapter.as_str() == text)
     }
 
-    /// Whether [`LlmClient::chat`] can call this adapter's provider. Vertex AI (service-account
-    /// OAuth) and Bedrock (SigV4 signing) are not implemented yet.
+    /// Whether [`LlmClient::chat`] can call this adapter's provider. Bedrock (SigV4 signing) is
+    /// not implemented yet.
     pub fn supported(self) -> bool {
-        !matches!(self, Adapter::GoogleVertexAi | Adapter::Bedrock)
+        !matches!(self, Adapter::Bedrock)
     }
 }
 
@@ -216,23 +219,26 @@ impl LlmError {
 /// One HTTP client shared by all calls (connection pooling); cheap to clone.
 #[derive(Clone)]
 pub struct LlmClient {
-    http: reqwest::Client,
+    http: std::sync::Arc<wire::Http>,
     timeout: Duration,
+    /// Vertex AI access tokens, reused until shortly before they expire.
+    tokens: std::sync::Arc<vertex::TokenCache>,
 }
 
 impl LlmClient {
-    /// `timeout` bounds a whole call (connect, send, the provider's generation, the reply).
-    pub fn new(timeout: Duration) -> Self {
+    /// `timeout` bounds a whole call (connect, send, the provider's generation, the reply);
+    /// `policy` says which destinations base URLs may reach (`LANGFUSE_OUTBOUND_ALLOWED_HOSTS`).
+    pub fn new(policy: OutboundPolicy, timeout: Duration) -> Self {
         // reqwest is built without a default TLS provider; the binaries install ring's, tests may not.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let policy = std::sync::Arc::new(policy);
+        let client = outbound::guarded_builder(std::sync::Arc::clone(&policy))
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::limited(3))
             .user_agent(concat!("loupe/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("an HTTP client with rustls (the crypto provider is installed above)");
-        Self { http, timeout }
+        Self { http: std::sync::Arc::new(wire::Http { client, policy }), timeout, tokens: Default::default() }
     }
 
     pub fn timeout(&self) -> Duration {
@@ -251,7 +257,13 @@ impl LlmClient {
             Adapter::Azure => openai::build(connection, request, openai::Flavor::Azure)?,
             Adapter::Anthropic => anthropic::build(connection, request)?,
             Adapter::GoogleAiStudio => google::build(connection, request)?,
-            Adapter::GoogleVertexAi | Adapter::Bedrock => {
+            Adapter::GoogleVertexAi => {
+                let body = vertex::call(&self.http, self.timeout, &self.tokens, connection, request).await?;
+                let mut response = google::parse(&body, request)?;
+                response.latency = started.elapsed();
+                return Ok(response);
+            }
+            Adapter::Bedrock => {
                 return Err(LlmError::refused(format!(
                     "the {} adapter is not supported yet by Loupe",
                     connection.adapter

@@ -47,7 +47,7 @@ fn verdict_schema() -> StructuredOutput {
 }
 
 fn client() -> LlmClient {
-    LlmClient::new(Duration::from_secs(10))
+    LlmClient::new(OutboundPolicy::allow_all(), Duration::from_secs(10))
 }
 
 #[tokio::test]
@@ -225,7 +225,7 @@ async fn a_provider_that_does_not_answer_in_time_is_unavailable() {
     let stub = LlmStub::start().await;
     stub.push(StubReply::Hang(Duration::from_secs(5)));
     let conn = connection(Adapter::Anthropic, stub.base_url());
-    let quick = LlmClient::new(Duration::from_millis(300));
+    let quick = LlmClient::new(OutboundPolicy::allow_all(), Duration::from_millis(300));
     let started = Instant::now();
     let error = quick.chat(&conn, &request(None)).await.unwrap_err();
     assert!(
@@ -244,8 +244,8 @@ async fn a_provider_that_does_not_answer_in_time_is_unavailable() {
 }
 
 #[tokio::test]
-async fn vertex_and_bedrock_are_refused_without_a_call() {
-    for adapter in [Adapter::GoogleVertexAi, Adapter::Bedrock] {
+async fn bedrock_is_refused_without_a_call() {
+    for adapter in [Adapter::Bedrock] {
         let error = client()
             .chat(&connection(adapter, "http://127.0.0.1:9".into()), &request(None))
             .await
@@ -265,4 +265,95 @@ fn the_key_is_not_in_debug_output() {
     let conn = connection(Adapter::OpenAi, "http://x".into());
     let debug = format!("{conn:?}");
     assert!(!debug.contains(KEY) && debug.contains("X-Gateway-Team"), "{debug}");
+}
+
+/// A throwaway RSA key made for this test only (`openssl genpkey -algorithm RSA`); it opens nothing.
+const TEST_RSA_KEY: &str = include_str!("../testdata/throwaway-test-rsa-key.pem");
+
+fn service_account(token_uri: &str) -> String {
+    json!({
+        "type": "service_account",
+        "project_id": "my-proj",
+        "private_key_id": "k1",
+        "private_key": TEST_RSA_KEY,
+        "client_email": "judge@my-proj.iam.gserviceaccount.com",
+        "token_uri": token_uri,
+    })
+    .to_string()
+}
+
+#[tokio::test]
+async fn vertex_signs_a_token_request_then_calls_generate_content_with_the_token() {
+    use base64::Engine;
+    let stub = LlmStub::start().await;
+    stub.push(StubReply::json(json!({ "score": 1, "reasoning": "ok" })));
+    stub.push(StubReply::text("again"));
+    let conn = Connection {
+        adapter: Adapter::GoogleVertexAi,
+        base_url: Some(stub.base_url()),
+        api_key: SecretString::from(service_account(&stub.token_uri())),
+        extra_headers: Vec::new(),
+        config: Some(json!({ "location": "europe-west4" })),
+    };
+    let mut req = request(Some(verdict_schema()));
+    req.model = "gemini-2.0-flash".into();
+    let client = client();
+    let reply = client.chat(&conn, &req).await.unwrap();
+    assert_eq!(reply.structured, Some(json!({ "score": 1, "reasoning": "ok" })));
+    assert_eq!(client.chat(&conn, &request(None)).await.unwrap().text, "again");
+
+    let seen = stub.requests();
+    assert_eq!(seen.len(), 3, "one token request for both calls: {seen:?}");
+    let token_request = &seen[0];
+    assert_eq!(token_request.path, "/token");
+    assert_eq!(token_request.header("content-type"), Some("application/x-www-form-urlencoded"));
+    let form: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(token_request.body.as_str().unwrap().as_bytes()).into_owned().collect();
+    assert_eq!(form["grant_type"], "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    let parts: Vec<&str> = form["assertion"].split('.').collect();
+    assert_eq!(parts.len(), 3);
+    let decode = |part: &str| -> serde_json::Value {
+        serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).unwrap())
+            .unwrap()
+    };
+    assert_eq!(decode(parts[0]), json!({ "alg": "RS256", "typ": "JWT" }));
+    let claims = decode(parts[1]);
+    assert_eq!(claims["iss"], "judge@my-proj.iam.gserviceaccount.com");
+    assert_eq!(claims["aud"], json!(stub.token_uri()));
+    assert_eq!(claims["scope"], "https://www.googleapis.com/auth/cloud-platform");
+    assert_eq!(claims["exp"].as_u64().unwrap() - claims["iat"].as_u64().unwrap(), 3600);
+
+    let call = &seen[1];
+    assert_eq!(
+        call.path,
+        "/v1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.0-flash:generateContent"
+    );
+    assert_eq!(call.header("authorization"), Some("Bearer stub-access-token"));
+    assert_eq!(call.body["generationConfig"]["responseMimeType"], "application/json");
+    assert_eq!(call.body["systemInstruction"], json!({ "parts": [{ "text": "You grade answers." }] }));
+
+    assert!(vertex::check_service_account(&service_account("x")).is_ok());
+    let bad = vertex::check_service_account("{\"client_email\": \"a\"}").unwrap_err();
+    assert!(bad.contains("missing field"), "{bad}");
+    let not_json = vertex::check_service_account("sk-not-a-key-file").unwrap_err();
+    assert!(!not_json.contains("sk-not-a-key-file"), "{not_json}");
+}
+
+/// The stub listens on loopback, which the default outbound policy refuses, by address and by name:
+/// nothing reaches it, and the refusal is not retryable.
+#[tokio::test]
+async fn a_refused_destination_is_never_called_and_not_retried() {
+    let stub = LlmStub::start().await;
+    stub.push(StubReply::text("never sent"));
+    let closed = LlmClient::new(OutboundPolicy::default(), Duration::from_secs(5));
+    let by_address = stub.openai_base_url();
+    let by_name = by_address.replace("127.0.0.1", "localhost");
+    for base in [by_address, by_name] {
+        let error =
+            closed.chat(&connection(Adapter::OpenAi, base.clone()), &request(None)).await.unwrap_err();
+        assert!(matches!(error, LlmError::Refused { status: 400, .. }), "{base}: {error:?}");
+        assert!(!error.retryable(), "{base}");
+        assert!(error.to_string().contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "{base}: {error}");
+    }
+    assert!(stub.requests().is_empty(), "the stub was reached");
 }

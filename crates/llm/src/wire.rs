@@ -20,18 +20,37 @@ pub(crate) struct HttpCall {
 
 /// POST the call; the parsed JSON body of a 2xx reply, or the classified failure.
 pub(crate) async fn send(
-    http: &reqwest::Client,
+    http: &Http,
     timeout: Duration,
     connection: &Connection,
     call: HttpCall,
 ) -> Result<serde_json::Value, LlmError> {
-    let key = connection.api_key.expose_secret();
     let headers = headers(connection, &call.headers)?;
     let body = serde_json::to_vec(&call.body).expect("a JSON value serializes");
+    let secret = connection.api_key.expose_secret();
+    exchange(http, timeout, secret, &call.url, headers, body, "application/json").await
+}
+
+/// POST `body` as `content_type`; the parsed JSON body of a 2xx reply, or the classified failure
+/// with `secret` redacted from its message.
+pub(crate) async fn exchange(
+    http: &Http,
+    timeout: Duration,
+    secret: &str,
+    url: &str,
+    headers: HeaderMap,
+    body: Vec<u8>,
+    content_type: &'static str,
+) -> Result<serde_json::Value, LlmError> {
+    let key = secret;
+    if let Err(refused) = outbound::check_url(&http.policy, url) {
+        return Err(LlmError::Refused { status: 400, message: refused.to_string() });
+    }
     let result = http
-        .post(&call.url)
+        .client
+        .post(url)
         .headers(headers)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(reqwest::header::CONTENT_TYPE, content_type)
         .body(body)
         .send()
         .await;
@@ -71,7 +90,10 @@ pub(crate) async fn send(
     })
 }
 
-fn headers(connection: &Connection, own: &[(&'static str, String)]) -> Result<HeaderMap, LlmError> {
+pub(crate) fn headers(
+    connection: &Connection,
+    own: &[(&'static str, String)],
+) -> Result<HeaderMap, LlmError> {
     let mut map = HeaderMap::new();
     for (name, value) in own {
         let value = HeaderValue::from_str(value).map_err(|_| {
@@ -92,6 +114,10 @@ fn headers(connection: &Connection, own: &[(&'static str, String)]) -> Result<He
 }
 
 fn transport_error(error: &reqwest::Error, timeout: Duration, key: &str) -> LlmError {
+    // A destination the outbound policy refuses will be refused next time too: not retryable.
+    if refused_by_policy(error) {
+        return LlmError::Refused { status: 400, message: redact(&source_chain(error), key) };
+    }
     let message = if error.is_timeout() {
         format!("no reply within {} s", timeout.as_secs_f64())
     } else if error.is_connect() {
@@ -100,6 +126,24 @@ fn transport_error(error: &reqwest::Error, timeout: Duration, key: &str) -> LlmE
         source_chain(error)
     };
     LlmError::Unavailable { status: None, message: redact(&message, key) }
+}
+
+fn refused_by_policy(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.downcast_ref::<outbound::OutboundError>().is_some() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The shared HTTP client and the outbound policy every URL it is handed must pass
+/// (docs/outbound.md): the client's resolver checks names, `exchange` checks addresses in URLs.
+pub(crate) struct Http {
+    pub(crate) client: reqwest::Client,
+    pub(crate) policy: std::sync::Arc<domain::outbound::OutboundPolicy>,
 }
 
 /// reqwest's top-level message is generic ("error sending request"); the cause says why.
@@ -122,6 +166,7 @@ fn error_message(body: &[u8], status: u16) -> String {
         let found = error
             .and_then(|error| error.get("message"))
             .or_else(|| value.get("message"))
+            .or_else(|| value.get("error_description"))
             .or_else(|| error.filter(|error| error.is_string()))
             .and_then(|message| message.as_str());
         if let Some(message) = found.filter(|message| !message.trim().is_empty()) {

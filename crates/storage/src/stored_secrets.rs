@@ -18,8 +18,14 @@ pub struct StoredSecret {
     pub description: &'static str,
 }
 
-pub const STORED_SECRETS: &[StoredSecret] =
-    &[StoredSecret { table: "llm_api_keys", column: "secret_key", description: "LLM connections' API keys" }];
+pub const STORED_SECRETS: &[StoredSecret] = &[
+    StoredSecret { table: "llm_api_keys", column: "secret_key", description: "LLM connections' API keys" },
+    StoredSecret {
+        table: "blob_storage_integrations",
+        column: "secret_access_key",
+        description: "blob storage exports' secret keys",
+    },
+];
 
 /// Why startup stops; the message names `ENCRYPTION_KEY` and what needs it.
 #[derive(Debug, thiserror::Error)]

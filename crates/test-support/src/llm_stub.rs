@@ -6,7 +6,9 @@
 //! - `…/chat/completions` — OpenAI chat completions, so OpenAI (`baseURL` = [`LlmStub::openai_base_url`])
 //!   and Azure (`baseURL` = [`LlmStub::azure_base_url`], path `/openai/deployments/{d}/chat/completions`).
 //! - `…/v1/messages` — the Anthropic Messages API (`baseURL` = [`LlmStub::base_url`]).
-//! - `…/models/{model}:generateContent` — Google AI Studio (`baseURL` = [`LlmStub::base_url`]).
+//! - `…/models/{model}:generateContent` — Google AI Studio and Vertex AI (`baseURL` = [`LlmStub::base_url`]).
+//! - `…/token` — a Google OAuth token endpoint for Vertex AI's service-account keys
+//!   (`token_uri` = [`LlmStub::token_uri`]); always answers a token, without taking a scripted reply.
 //!
 //! ```ignore
 //! let stub = LlmStub::start().await;
@@ -72,7 +74,7 @@ pub struct RecordedRequest {
     pub query: Option<String>,
     /// Lower-case names.
     pub headers: Vec<(String, String)>,
-    /// The JSON body (`Null` when it was not JSON).
+    /// The JSON body (a JSON string of the text when it was not JSON, e.g. a token request's form).
     pub body: Value,
 }
 
@@ -98,6 +100,8 @@ pub enum StubProvider {
     OpenAi,
     Anthropic,
     Google,
+    /// The OAuth token endpoint (Vertex AI).
+    Token,
     Unknown,
 }
 
@@ -108,6 +112,8 @@ fn provider_of(path: &str) -> StubProvider {
         StubProvider::Anthropic
     } else if path.ends_with(":generateContent") {
         StubProvider::Google
+    } else if path.ends_with("/token") {
+        StubProvider::Token
     } else {
         StubProvider::Unknown
     }
@@ -174,6 +180,11 @@ impl LlmStub {
         format!("{}/openai/deployments", self.base_url())
     }
 
+    /// `…/token`: the `token_uri` of a service-account key for a Vertex AI connection.
+    pub fn token_uri(&self) -> String {
+        format!("{}/token", self.base_url())
+    }
+
     /// Answer the next request with `reply` (replies queue in order, before the default).
     pub fn push(&self, reply: StubReply) {
         self.lock().queue.push_back(reply);
@@ -232,8 +243,16 @@ async fn answer(
                 (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned())
             })
             .collect(),
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        body: serde_json::from_slice(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned())),
     };
+    if request.provider() == StubProvider::Token {
+        state.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).requests.push(request);
+        notify.notify_waiters();
+        let token =
+            json!({ "access_token": "stub-access-token", "expires_in": 3600, "token_type": "Bearer" });
+        return (StatusCode::OK, axum::Json(token)).into_response();
+    }
     let (reply, default) = {
         let mut state = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         state.requests.push(request.clone());
@@ -326,7 +345,7 @@ fn render(request: &RecordedRequest, reply: StubReply) -> Response {
             "choices": [{ "index": 0, "message": { "role": "assistant", "content": text }, "finish_reason": "stop" }],
             "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 },
         }),
-        StubProvider::Unknown => {
+        StubProvider::Unknown | StubProvider::Token => {
             return error(
                 StatusCode::NOT_FOUND,
                 &format!("the LLM stub does not serve {}", request.path),

@@ -7,6 +7,7 @@ mod admin_organizations;
 mod annotation_queues;
 mod api_keys;
 mod batch;
+mod blob_storage;
 mod body;
 mod comments;
 mod compress;
@@ -93,6 +94,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(dashboards::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
+        .merge(blob_storage::routes())
         .split_for_parts();
     // Rendered once: the document does not change while the process runs.
     let rendered: Arc<str> = doc.to_json().unwrap_or_else(|_| "{}".to_owned()).into();

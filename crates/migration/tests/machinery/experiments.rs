@@ -1,5 +1,6 @@
 //! M4 (experiment traces) on a varied fixture: nested spans, several run items on one trace (two
-//! sharing a root, one deleted), a dataset item in several runs, an item without a trace, an item
+//! sharing a root, one deleted), a trace whose only run item was deleted (a plain trace now), a
+//! dataset item in several runs, an item without a trace, an item
 //! rooted at a span that does not exist, a wrapper trace, traces and spans over several months, the
 //! same trace id in another project; every event compared with what it must be, and the step
 //! interrupted after every chunk and made to repeat chunks it had done.
@@ -23,6 +24,7 @@ async fn seed(env: &Env) {
          ('X3', '2026-06-10 10:00:00', 'x3', 'u3', map(), 'p1', false, false, [], NULL, '2026-06-10 10:05:00', 0), \
          ('X4', '2026-11-20 10:00:00', 'x4', NULL, map(), 'p1', true, false, [], NULL, '2026-11-20 10:00:00', 0), \
          ('XW', '2026-09-01 10:00:00', 'xw', NULL, map(), 'p1', false, false, [], NULL, '2026-09-01 10:00:00', 0), \
+         ('XD', '2026-11-07 10:00:00', 'xd', NULL, map(), 'p1', false, false, [], NULL, '2026-11-07 10:00:00', 0), \
          ('T1', '2026-11-06 10:00:00', 'plain', 'u9', map(), 'p1', false, false, [], NULL, '2026-11-06 10:00:00', 0), \
          ('X1', '2026-11-05 10:00:00', 'other-project', NULL, map(), 'p2', false, false, [], NULL, '2026-11-05 10:00:00', 0)",
     )
@@ -45,6 +47,7 @@ async fn seed(env: &Env) {
          ('X3c', 'X3', 'p1', 'GENERATION', 'X3b', '2026-06-10 10:00:03', 'x3c', map(), 'DEFAULT', '2026-06-10 10:00:03', 0), \
          ('XW', 'XW', 'p1', 'SPAN', NULL, '2026-09-01 10:00:00', 'xw', map(), 'DEFAULT', '2026-09-01 10:00:00', 0), \
          ('XWc', 'XW', 'p1', 'SPAN', 'XW', '2026-09-01 10:00:01', 'xwc', map(), 'DEFAULT', '2026-09-01 10:00:01', 0), \
+         ('XDa', 'XD', 'p1', 'SPAN', NULL, '2026-11-07 10:00:01', 'xda', map(), 'DEFAULT', '2026-11-07 10:00:01', 0), \
          ('T1a', 'T1', 'p1', 'SPAN', NULL, '2026-11-06 10:00:01', 't1a', map(), 'DEFAULT', '2026-11-06 10:00:01', 0), \
          ('P2a', 'X1', 'p2', 'SPAN', NULL, '2026-11-05 10:00:01', 'p2a', map(), 'DEFAULT', '2026-11-05 10:00:01', 0)",
     )
@@ -64,7 +67,9 @@ async fn seed(env: &Env) {
          ('i7', 'p1', 'R1', 'item5', 'ds1', 'GHOST', NULL, '2026-11-05 10:30:00', 'run one', 'first', map('m', '1'), '2026-11-01 00:00:00', NULL, map(), NULL, '2026-11-05 10:30:00', 0), \
          ('i8', 'p1', 'R4', 'item6', 'ds2', 'X4', NULL, '2026-11-20 11:00:00', 'run four', NULL, map(), '2026-11-20 00:00:00', NULL, map(), NULL, '2026-11-20 11:00:00', 0), \
          ('i9', 'p1', 'R4', 'item7', 'ds2', 'X4', 'nowhere', '2026-11-20 11:30:00', 'run four', NULL, map(), '2026-11-20 00:00:00', NULL, map(), NULL, '2026-11-20 11:30:00', 0), \
-         ('i10', 'p1', 'R1', 'item7', 'ds1', 'XW', NULL, '2026-09-01 11:00:00', 'run one', 'first', map('m', '1'), '2026-11-01 00:00:00', NULL, map(), NULL, '2026-09-01 11:00:00', 0)",
+         ('i10', 'p1', 'R1', 'item7', 'ds1', 'XW', NULL, '2026-09-01 11:00:00', 'run one', 'first', map('m', '1'), '2026-11-01 00:00:00', NULL, map(), NULL, '2026-09-01 11:00:00', 0), \
+         ('i11', 'p1', 'R1', 'item8', 'ds1', 'XD', NULL, '2026-11-07 11:00:00', 'run one', 'first', map('m', '1'), '2026-11-01 00:00:00', NULL, map(), NULL, '2026-11-07 11:00:00', 0), \
+         ('i11', 'p1', 'R1', 'item8', 'ds1', 'XD', NULL, '2026-11-07 11:00:00', 'run one', 'first', map('m', '1'), '2026-11-01 00:00:00', NULL, map(), NULL, '2026-11-07 12:00:00', 1)",
     )
     .await;
 }
@@ -176,6 +181,7 @@ fn expect_migrated(events: &BTreeMap<(String, String), EventRow>) {
         ("p1", "X3a", "t-X3", "x3a", "x3", none()),
         ("p1", "X3b", "X3a", "x3b", "x3", of("i6", "X3b")),
         ("p1", "X3c", "X3b", "x3c", "x3", of("i6", "X3b")),
+        ("p1", "XDa", "t-XD", "xda", "xd", none()),
         ("p1", "XW", "", "xw", "xw", of("i10", "t-XW")),
         ("p1", "XWc", "XW", "xwc", "xw", of("i10", "t-XW")),
         ("p1", "t-T1", "", "plain", "plain", none()),
@@ -183,6 +189,7 @@ fn expect_migrated(events: &BTreeMap<(String, String), EventRow>) {
         ("p1", "t-X2", "", "x2", "x2", of("i5", "t-X2")),
         ("p1", "t-X3", "", "x3", "x3", none()),
         ("p1", "t-X4", "", "x4", "x4", of("i8", "t-X4")),
+        ("p1", "t-XD", "", "xd", "xd", none()),
         ("p1", "t-XW", "", "xw", "xw", of("i10", "t-XW")),
         ("p2", "P2a", "t-X1", "p2a", "other-project", none()),
         ("p2", "t-X1", "", "other-project", "other-project", none()),

@@ -33,8 +33,8 @@ const MAX_HEADER_VALUE: usize = 4096;
 pub struct UpsertLlmConnection {
     /// The connection's name, unique in the project (the upsert key).
     pub provider: String,
-    /// `openai`, `anthropic`, `azure`, `google-ai-studio` (`google-vertex-ai` and `bedrock` are
-    /// refused: not supported yet).
+    /// `openai`, `anthropic`, `azure`, `google-ai-studio`, `google-vertex-ai` (the secret being a
+    /// service-account key file); `bedrock` is refused: not supported yet.
     pub adapter: String,
     pub secret_key: String,
     #[serde(rename = "baseURL")]
@@ -43,7 +43,8 @@ pub struct UpsertLlmConnection {
     /// Default `true` on create; unchanged on update when absent.
     pub with_default_models: Option<bool>,
     pub extra_headers: Option<BTreeMap<String, String>>,
-    /// OpenAI only: `{"useResponsesApi": bool}` (accepted; calls use chat completions).
+    /// OpenAI: `{"useResponsesApi": bool}` (accepted; calls use chat completions); Vertex AI:
+    /// `{"location": "<gcp-location>"}`.
     #[schema(value_type = Option<Object>)]
     pub config: Option<Value>,
 }
@@ -71,11 +72,14 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
     };
     if !adapter.supported() {
         return bad(format!(
-            "the {adapter} adapter is not supported yet by Loupe (supported: openai, anthropic, azure, google-ai-studio)"
+            "the {adapter} adapter is not supported yet by Loupe (supported: openai, anthropic, azure, google-ai-studio, google-vertex-ai)"
         ));
     }
     if body.secret_key.trim().is_empty() || body.secret_key.len() > MAX_SECRET {
         return bad(format!("secretKey must be 1 to {MAX_SECRET} bytes"));
+    }
+    if adapter == llm::Adapter::GoogleVertexAi {
+        llm::vertex::check_service_account(&body.secret_key).map_err(Error::bad_request)?;
     }
     let base_url = body.base_url.as_deref().map(str::trim).filter(|url| !url.is_empty());
     if let Some(url) = base_url {
@@ -130,6 +134,14 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
         (Some(_), llm::Adapter::OpenAi) => {
             return bad("config for openai must be {\"useResponsesApi\": <boolean>} or null".into());
         }
+        (Some(Value::Object(config)), llm::Adapter::GoogleVertexAi)
+            if config.len() == 1
+                && config.get("location").and_then(Value::as_str).is_some_and(location_ok) => {}
+        (Some(_), llm::Adapter::GoogleVertexAi) => {
+            return bad(
+                "config for google-vertex-ai must be {\"location\": \"<gcp-location>\"} or null".into()
+            );
+        }
         (Some(_), adapter) => {
             return bad(format!("config is not supported for the {adapter} adapter; omit it or send null"));
         }
@@ -140,6 +152,13 @@ fn check(body: &UpsertLlmConnection) -> Result<Checked> {
         custom_models,
         header_keys: headers.map(|headers| headers.keys().cloned().collect()).unwrap_or_default(),
     })
+}
+
+/// A GCP location: it becomes part of a host name (`{location}-aiplatform.googleapis.com`).
+fn location_ok(location: &str) -> bool {
+    !location.is_empty()
+        && location.len() <= 64
+        && location.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Who writes, for the audit log.
@@ -298,7 +317,7 @@ mod tests {
     fn bounds() {
         assert!(check(&body("openai")).is_ok());
         assert!(refused(body("bedrock")).contains("not supported yet"));
-        assert!(refused(body("google-vertex-ai")).contains("not supported yet"));
+        assert!(refused(body("google-vertex-ai")).contains("service-account key file"));
         assert!(refused(body("mistral")).contains("adapter must be one of"));
         assert!(refused(body("azure")).contains("baseURL"));
         let mut b = body("openai");
