@@ -1,0 +1,48 @@
+//! Tunables of monitors (docs/monitors.md): how often the worker looks for due evaluations and
+//! pending notifications, how many it takes per look, where GitHub's API is, and whether channel
+//! targets may be loopback or private addresses.
+
+use std::time::Duration;
+
+use super::vars::{Problems, Vars};
+
+pub const POLL_INTERVAL_MS: &str = "LANGFUSE_MONITORS_POLL_INTERVAL_MS";
+pub const MAX_PER_TICK: &str = "LANGFUSE_MONITORS_MAX_PER_TICK";
+pub const GITHUB_API_URL: &str = "LANGFUSE_MONITORS_GITHUB_API_URL";
+pub const ALLOW_PRIVATE_TARGETS: &str = "LANGFUSE_MONITORS_ALLOW_PRIVATE_TARGETS";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MonitorSettings {
+    /// Pause between two looks for due monitors and pending notifications.
+    pub poll_interval: Duration,
+    /// Monitors evaluated (and notifications attempted) per look, each.
+    pub max_per_tick: u32,
+    /// Base URL of GitHub's REST API (`https://api.github.com`, or a GitHub Enterprise `…/api/v3`).
+    pub github_api_url: String,
+    /// Lets channels target loopback, private and link-local addresses (tests, internal receivers).
+    pub allow_private_targets: bool,
+}
+
+impl MonitorSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let poll = vars.positive_integer(POLL_INTERVAL_MS, problems);
+        let max = vars.positive_integer(MAX_PER_TICK, problems);
+        let allow = vars.bool(ALLOW_PRIVATE_TARGETS, problems);
+        let github = vars.string(GITHUB_API_URL).trim().trim_end_matches('/').to_owned();
+        let github_ok = github.starts_with("https://") || github.starts_with("http://");
+        if !github_ok {
+            problems.push(GITHUB_API_URL, "must be an http(s) URL, e.g. https://api.github.com");
+        }
+        let max = max?;
+        if max > 1000 {
+            problems.push(MAX_PER_TICK, "must be at most 1000");
+            return None;
+        }
+        Some(Self {
+            poll_interval: Duration::from_millis(poll?),
+            max_per_tick: u32::try_from(max).ok()?,
+            github_api_url: github_ok.then_some(github)?,
+            allow_private_targets: allow?,
+        })
+    }
+}
