@@ -7,6 +7,7 @@
 mod config;
 pub mod otlp;
 pub mod prometheus;
+pub mod receiver;
 
 pub use config::{S3_SETTINGS, run_option, stack_env, stack_var};
 

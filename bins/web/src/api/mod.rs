@@ -17,6 +17,7 @@ mod health;
 mod media;
 mod memberships;
 mod models;
+mod monitors;
 pub mod openapi;
 mod otel;
 mod projects;
@@ -85,6 +86,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(comments::routes())
         .merge(score_configs::routes())
         .merge(dashboards::routes())
+        .merge(monitors::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
         .split_for_parts();
