@@ -24,6 +24,7 @@ mod legacy_endpoints;
 mod lifecycle;
 mod media;
 mod models;
+mod monitors;
 mod project_deletion;
 mod prometheus;
 mod prompts;
