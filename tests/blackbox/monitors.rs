@@ -21,7 +21,8 @@ const SECRET: &str = "whsec-blackbox-0123456789";
 fn spans(errors: usize, run: u8) -> Value {
     let now = chrono::Utc::now().timestamp_nanos_opt().unwrap();
     let trace = format!("{run:02x}{}", "ab".repeat(15));
-    let mut spans = vec![json!({"traceId": trace, "spanId": format!("{run:02x}00000000000001"), "name": "root",
+    let mut spans =
+        vec![json!({"traceId": trace, "spanId": format!("{run:02x}00000000000001"), "name": "root",
         "kind": 1, "startTimeUnixNano": now.to_string(), "endTimeUnixNano": (now + 1_000_000).to_string()})];
     for i in 0..errors {
         spans.push(json!({
@@ -45,7 +46,13 @@ fn monitor(threshold: f64, channels: Value) -> Value {
 
 /// Polls `path` (as the bootstrap key) until `done` holds, evaluating the monitor now at each
 /// turn when `nudge` names it; fails after a minute with the last answer and the worker's log.
-async fn until(app: &App, worker: &App, path: &str, nudge: Option<&str>, done: impl Fn(&Value) -> bool) -> Value {
+async fn until(
+    app: &App,
+    worker: &App,
+    path: &str,
+    nudge: Option<&str>,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let key = basic(PUBLIC_KEY, SECRET_KEY);
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -57,13 +64,19 @@ async fn until(app: &App, worker: &App, path: &str, nudge: Option<&str>, done: i
         if status == 200 && done(&body) {
             return body;
         }
-        assert!(Instant::now() < deadline, "GET {path} never matched: {status} {body}\n{}", worker.log_tail());
+        assert!(
+            Instant::now() < deadline,
+            "GET {path} never matched: {status} {body}\n{}",
+            worker.log_tail()
+        );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
 fn verify(header: &str, body: &str) -> bool {
-    let Some((t, v1)) = header.strip_prefix("t=").and_then(|rest| rest.split_once(",v1=")) else { return false };
+    let Some((t, v1)) = header.strip_prefix("t=").and_then(|rest| rest.split_once(",v1=")) else {
+        return false;
+    };
     let Ok(expected) = hex::decode(v1) else { return false };
     let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, SECRET.as_bytes());
     ring::hmac::verify(&key, format!("{t}.{body}").as_bytes(), &expected).is_ok()
@@ -97,8 +110,13 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     let notifications = format!("{path}/notifications");
 
     // No errors yet: the first evaluation finds 0 and stays OK.
-    let first = until(&app, &worker, &evaluations, None, |b| b["meta"]["totalItems"].as_u64() >= Some(1)).await;
-    assert_eq!((&first["data"][0]["value"], &first["data"][0]["state"]), (&json!(0.0), &json!("OK")), "{first}");
+    let first =
+        until(&app, &worker, &evaluations, None, |b| b["meta"]["totalItems"].as_u64() >= Some(1)).await;
+    assert_eq!(
+        (&first["data"][0]["value"], &first["data"][0]["state"]),
+        (&json!(0.0), &json!("OK")),
+        "{first}"
+    );
 
     // Three errors arrive through OTLP: the monitor goes ALERTING.
     let sent = http()
@@ -114,10 +132,15 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     assert_eq!(alerting["lastValue"], 3.0, "{alerting}");
 
     // One notification, delivered on the third attempt; the delivery log has every status code.
-    let delivered = until(&app, &worker, &notifications, None, |b| b["data"][0]["status"] == "delivered").await;
+    let delivered =
+        until(&app, &worker, &notifications, None, |b| b["data"][0]["status"] == "delivered").await;
     assert_eq!(delivered["meta"]["totalItems"], 1, "{delivered}");
-    let codes: Vec<Value> =
-        delivered["data"][0]["deliveries"].as_array().unwrap().iter().map(|d| d["statusCode"].clone()).collect();
+    let codes: Vec<Value> = delivered["data"][0]["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["statusCode"].clone())
+        .collect();
     assert_eq!(codes, [json!(500), json!(500), json!(200)], "{delivered}");
     let received = receiver.received();
     assert_eq!(received.len(), 3);
@@ -127,13 +150,17 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
         assert_eq!(request.header("x-loupe-delivery"), delivered["data"][0]["id"].as_str());
     }
     let payload: Value = serde_json::from_slice(&received[2].body).unwrap();
-    assert_eq!((&payload["type"], &payload["value"], &payload["threshold"]), (&json!("monitor.alerting"), &json!(3.0), &json!(3.0)));
+    assert_eq!(
+        (&payload["type"], &payload["value"], &payload["threshold"]),
+        (&json!("monitor.alerting"), &json!(3.0), &json!(3.0))
+    );
     assert_eq!(payload["monitor"], json!({"id": id, "name": "LLM errors", "projectId": "project-blackbox"}));
 
     // Still breaching: two more evaluations, no more notifications (no storm).
     let seen = until(&app, &worker, &evaluations, None, |b| b["data"][0]["state"] == "ALERTING").await;
     let before = seen["meta"]["totalItems"].as_u64().unwrap();
-    until(&app, &worker, &evaluations, Some(&id), |b| b["meta"]["totalItems"].as_u64() >= Some(before + 2)).await;
+    until(&app, &worker, &evaluations, Some(&id), |b| b["meta"]["totalItems"].as_u64() >= Some(before + 2))
+        .await;
     let (_, listed) = call(&app, "GET", &notifications, &key, None).await;
     assert_eq!(listed["meta"]["totalItems"], 1, "{listed}");
     assert_eq!(receiver.received().len(), 3);
@@ -152,7 +179,10 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     call(&app, "PATCH", &path, &key, Some(json!({"threshold": 1}))).await;
     until(&app, &worker, &path, None, |m| m["state"] == "ALERTING").await;
     let history = until(&app, &worker, &evaluations, None, |b| b["data"][0]["state"] == "ALERTING").await;
-    assert_eq!((&history["data"][0]["transition"], &history["data"][0]["muted"]), (&json!(true), &json!(true)));
+    assert_eq!(
+        (&history["data"][0]["transition"], &history["data"][0]["muted"]),
+        (&json!(true), &json!(true))
+    );
     let (_, listed) = call(&app, "GET", &notifications, &key, None).await;
     assert_eq!(listed["meta"]["totalItems"], 2, "no notification while muted: {listed}");
     let (status, unmuted) = call(&app, "POST", &format!("{path}/unmute"), &key, None).await;
@@ -164,7 +194,13 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     assert_eq!(call(&app, "GET", &evaluations, &key, None).await.0, 404);
 }
 
-async fn as_person(app: &App, who: &mut Browser, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+async fn as_person(
+    app: &App,
+    who: &mut Browser,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     let answer = who.send(app, method, path, body, &[("X-Loupe-Project", "project-blackbox")]).await;
     (answer.status, answer.body)
 }
@@ -193,13 +229,35 @@ async fn monitors_check_input_roles_and_projects() {
         (with(json!({"intervalSeconds": 1})), "intervalSeconds must be between 10"),
         (with(json!({"comparison": "=="})), "Invalid request data"),
         (with(json!({"surprise": 1})), "Invalid request data"),
-        (with(json!({"query": {"view": "vibes", "measure": "count", "aggregation": "count"}})), "Invalid view `vibes`"),
-        (with(json!({"query": {"view": "observations", "measure": "nope", "aggregation": "sum"}})), "Invalid metric nope"),
-        (with(json!({"query": {"view": "observations", "measure": "latency", "aggregation": "histogram"}})), "one number"),
-        (with(json!({"channels": [{"type": "webhook", "url": "http://127.0.0.1:1/x", "secret": SECRET}]})), "ALLOW_PRIVATE_TARGETS"),
-        (with(json!({"channels": [{"type": "webhook", "url": "https://x.example", "secret": "short"}]})), "channels[0].secret"),
+        (
+            with(json!({"query": {"view": "vibes", "measure": "count", "aggregation": "count"}})),
+            "Invalid view `vibes`",
+        ),
+        (
+            with(json!({"query": {"view": "observations", "measure": "nope", "aggregation": "sum"}})),
+            "Invalid metric nope",
+        ),
+        (
+            with(
+                json!({"query": {"view": "observations", "measure": "latency", "aggregation": "histogram"}}),
+            ),
+            "one number",
+        ),
+        (
+            with(json!({"channels": [{"type": "webhook", "url": "http://127.0.0.1:1/x", "secret": SECRET}]})),
+            "ALLOW_PRIVATE_TARGETS",
+        ),
+        (
+            with(json!({"channels": [{"type": "webhook", "url": "https://x.example", "secret": "short"}]})),
+            "channels[0].secret",
+        ),
         (with(json!({"channels": [{"type": "pager", "url": "https://x.example"}]})), "Invalid request data"),
-        (with(json!({"channels": [{"type": "github", "owner": "a b", "repo": "r", "token": "t", "eventType": "e"}]})), "channels[0].owner"),
+        (
+            with(
+                json!({"channels": [{"type": "github", "owner": "a b", "repo": "r", "token": "t", "eventType": "e"}]}),
+            ),
+            "channels[0].owner",
+        ),
     ];
     for (body, expected) in bad {
         let (status, answer) = call(&app, "POST", MONITORS, &key, Some(body)).await;
@@ -222,7 +280,8 @@ async fn monitors_check_input_roles_and_projects() {
         people.push(person);
     }
     let (mut member, mut viewer) = (people.remove(0), people.remove(0));
-    let (status, created) = as_person(&app, &mut member, "POST", MONITORS, Some(monitor(3.0, webhook.clone()))).await;
+    let (status, created) =
+        as_person(&app, &mut member, "POST", MONITORS, Some(monitor(3.0, webhook.clone()))).await;
     assert_eq!(status, 200, "{created}");
     let path = format!("{MONITORS}/{}", created["id"].as_str().unwrap());
     let (status, read) = as_person(&app, &mut viewer, "GET", &path, None).await;
@@ -247,7 +306,9 @@ async fn monitors_check_input_roles_and_projects() {
     let (other_key, _) = project_key(&app, &other_org, &other).await;
     let (status, list) = call(&app, "GET", MONITORS, &other_key, None).await;
     assert_eq!((status, &list["data"]), (200, &json!([])), "{list}");
-    for (method, suffix) in [("GET", ""), ("PATCH", ""), ("DELETE", ""), ("POST", "/mute"), ("GET", "/notifications")] {
+    for (method, suffix) in
+        [("GET", ""), ("PATCH", ""), ("DELETE", ""), ("POST", "/mute"), ("GET", "/notifications")]
+    {
         let body = (method == "PATCH").then(|| json!({"threshold": 1}));
         let (status, answer) = call(&app, method, &format!("{path}{suffix}"), &other_key, body).await;
         assert_eq!(status, 404, "{method} {suffix}: {answer}");

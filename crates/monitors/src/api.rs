@@ -13,8 +13,9 @@ use resources::{Error, Message, Page, Result, timestamp};
 
 use crate::channels::{StoredChannel, seal};
 use crate::model::{
-    Comparison, DeliveryBody, EvaluationBody, MAX_MONITORS_PER_PROJECT, MonitorBody, MonitorPatch, MonitorQuery,
-    NewMonitor, NotificationBody, check_description, check_interval, check_name, check_threshold, check_window,
+    Comparison, DeliveryBody, EvaluationBody, MAX_MONITORS_PER_PROJECT, MonitorBody, MonitorPatch,
+    MonitorQuery, NewMonitor, NotificationBody, check_description, check_interval, check_name,
+    check_threshold, check_window,
 };
 
 /// What a write needs besides the body: which views the deployment's monitors read, the key that
@@ -109,8 +110,10 @@ pub async fn create(
     check_threshold(new.threshold)?;
     new.query.check(rules.version)?;
     let channels = seal(new.channels, rules.key, rules.allow_private_targets)?;
-    let (count,): (i64,) =
-        sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1").bind(project).fetch_one(pool).await?;
+    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1")
+        .bind(project)
+        .fetch_one(pool)
+        .await?;
     if count >= MAX_MONITORS_PER_PROJECT {
         return Err(Error::bad_request(format!(
             "A project has at most {MAX_MONITORS_PER_PROJECT} monitors; delete one first"
@@ -146,8 +149,10 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<MonitorBody> 
 /// `GET /api/public/monitors`: newest first, `page` and `limit` (1–100) as every resource list.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<MonitorBody>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) =
-        sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1").bind(project).fetch_one(pool).await?;
+    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1")
+        .bind(project)
+        .fetch_one(pool)
+        .await?;
     let sql = format!(
         "SELECT {COLUMNS} FROM monitors WHERE project_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
     );
@@ -239,8 +244,12 @@ pub async fn set_muted(pool: &PgPool, project: &str, id: &str, muted: bool) -> R
     let sql = format!(
         "UPDATE monitors SET muted = $3, updated_at = now() WHERE project_id = $1 AND id = $2 RETURNING {COLUMNS}"
     );
-    let row: Option<Row> =
-        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).bind(muted).fetch_optional(pool).await?;
+    let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(id)
+        .bind(muted)
+        .fetch_optional(pool)
+        .await?;
     Ok(row.ok_or_else(|| not_found(id))?.into())
 }
 
@@ -249,7 +258,8 @@ pub async fn evaluate_now(pool: &PgPool, project: &str, id: &str) -> Result<Moni
     let sql = format!(
         "UPDATE monitors SET next_due_at = now() WHERE project_id = $1 AND id = $2 RETURNING {COLUMNS}"
     );
-    let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
+    let row: Option<Row> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).bind(id).fetch_optional(pool).await?;
     Ok(row.ok_or_else(|| not_found(id))?.into())
 }
 
@@ -267,7 +277,12 @@ struct EvaluationRow {
 }
 
 /// `GET /api/public/monitors/{monitorId}/evaluations`: newest first.
-pub async fn evaluations(pool: &PgPool, project: &str, id: &str, params: &Params) -> Result<Page<EvaluationBody>> {
+pub async fn evaluations(
+    pool: &PgPool,
+    project: &str,
+    id: &str,
+    params: &Params,
+) -> Result<Page<EvaluationBody>> {
     let page = PageRequest::parse(params)?;
     find(pool, project, id).await?;
     let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitor_evaluations WHERE monitor_id = $1")

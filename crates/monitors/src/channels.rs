@@ -63,7 +63,10 @@ pub fn seal(
     allow_private: bool,
 ) -> Result<Vec<StoredChannel>> {
     if inputs.len() > crate::model::MAX_CHANNELS {
-        return Err(Error::bad_request(format!("channels takes at most {} channels", crate::model::MAX_CHANNELS)));
+        return Err(Error::bad_request(format!(
+            "channels takes at most {} channels",
+            crate::model::MAX_CHANNELS
+        )));
     }
     if inputs.is_empty() {
         return Ok(Vec::new());
@@ -115,7 +118,10 @@ pub fn seal(
                     check_github_name(&owner, &at("owner"))?;
                     check_github_name(&repo, &at("repo"))?;
                     if token.trim().is_empty() || token.len() > MAX_TOKEN {
-                        return Err(Error::bad_request(format!("{} must be 1 to {MAX_TOKEN} characters", at("token"))));
+                        return Err(Error::bad_request(format!(
+                            "{} must be 1 to {MAX_TOKEN} characters",
+                            at("token")
+                        )));
                     }
                     if event_type.trim().is_empty() || event_type.chars().count() > MAX_EVENT_TYPE {
                         return Err(Error::bad_request(format!(
@@ -161,7 +167,8 @@ pub fn check_url(url: &str, field: &str, allow_private: bool) -> Result<()> {
     if url.len() > MAX_URL {
         return Err(Error::bad_request(format!("{field} must be at most {MAX_URL} characters")));
     }
-    let parsed = url::Url::parse(url).map_err(|e| Error::bad_request(format!("{field} is not a URL: {e}")))?;
+    let parsed =
+        url::Url::parse(url).map_err(|e| Error::bad_request(format!("{field} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(Error::bad_request(format!("{field} must be an http or https URL")));
     }
@@ -287,7 +294,9 @@ pub fn request(
     github_api_url: &str,
     now: i64,
 ) -> std::result::Result<Request, String> {
-    let key = key.ok_or_else(|| format!("{ENCRYPTION_KEY} is not set on this worker: the channel's secret cannot be read"))?;
+    let key = key.ok_or_else(|| {
+        format!("{ENCRYPTION_KEY} is not set on this worker: the channel's secret cannot be read")
+    })?;
     let secret = key.decrypt(&channel.secret).map_err(|e| e.to_string())?;
     let json = ("content-type".to_owned(), "application/json".to_owned());
     let agent = ("user-agent".to_owned(), "Loupe-Monitors".to_owned());
@@ -355,26 +364,43 @@ mod tests {
             },
         ];
         let stored = seal(inputs, Some(&key()), false).unwrap();
-        let shown = serde_json::to_string(&stored.iter().map(StoredChannel::body).collect::<Vec<_>>()).unwrap();
+        let shown =
+            serde_json::to_string(&stored.iter().map(StoredChannel::body).collect::<Vec<_>>()).unwrap();
         assert!(!shown.contains("ghp_secret") && !shown.contains("hooks.slack.com"), "{shown}");
         assert!(shown.contains("...wxyz") && shown.contains("...1234"), "{shown}");
         assert_eq!(key().decrypt(&stored[2].secret).unwrap(), "ghp_secret1234");
-        let request = request(&stored[2], "{}", "n1", "monitor.alerting", Some(&key()), "http://gh", 1).unwrap();
+        let request =
+            request(&stored[2], "{}", "n1", "monitor.alerting", Some(&key()), "http://gh", 1).unwrap();
         assert_eq!(request.url, "http://gh/repos/acme/app/dispatches");
         assert!(request.headers.contains(&("authorization".into(), "Bearer ghp_secret1234".into())));
     }
 
     #[test]
     fn bad_channels_are_refused_with_where() {
-        let webhook = |url: &str, secret: &str| ChannelInput::Webhook { url: url.into(), secret: secret.into() };
+        let webhook =
+            |url: &str, secret: &str| ChannelInput::Webhook { url: url.into(), secret: secret.into() };
         let error = |inputs, allow| seal(inputs, Some(&key()), allow).unwrap_err().to_string();
         assert!(error(vec![webhook("ftp://x", &"s".repeat(16))], false).contains("channels[0].url"));
         assert!(error(vec![webhook("https://x.example", "short")], false).contains("channels[0].secret"));
-        for private in ["http://127.0.0.1:9/h", "http://localhost/h", "http://10.1.2.3/", "http://[::1]/", "http://169.254.169.254/"] {
-            assert!(error(vec![webhook(private, &"s".repeat(16))], false).contains("ALLOW_PRIVATE_TARGETS"), "{private}");
+        for private in [
+            "http://127.0.0.1:9/h",
+            "http://localhost/h",
+            "http://10.1.2.3/",
+            "http://[::1]/",
+            "http://169.254.169.254/",
+        ] {
+            assert!(
+                error(vec![webhook(private, &"s".repeat(16))], false).contains("ALLOW_PRIVATE_TARGETS"),
+                "{private}"
+            );
             assert!(seal(vec![webhook(private, &"s".repeat(16))], Some(&key()), true).is_ok());
         }
-        let github = ChannelInput::Github { owner: "a/b".into(), repo: "r".into(), token: "t".into(), event_type: "e".into() };
+        let github = ChannelInput::Github {
+            owner: "a/b".into(),
+            repo: "r".into(),
+            token: "t".into(),
+            event_type: "e".into(),
+        };
         assert!(error(vec![github], false).contains("channels[0].owner"));
         let no_key = seal(vec![webhook("https://x.example", &"s".repeat(16))], None, false).unwrap_err();
         assert!(no_key.to_string().contains("ENCRYPTION_KEY"));

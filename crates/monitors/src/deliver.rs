@@ -65,8 +65,15 @@ pub(crate) async fn deliver(
     let event = if pending.transition == ALERTING { "monitor.alerting" } else { "monitor.resolved" };
     let started = Instant::now();
     let now = chrono::Utc::now().timestamp();
-    let attempt = match channels::request(&pending.channel.0, &pending.body, &pending.id, event, key, github_api_url, now)
-    {
+    let attempt = match channels::request(
+        &pending.channel.0,
+        &pending.body,
+        &pending.id,
+        event,
+        key,
+        github_api_url,
+        now,
+    ) {
         Err(error) => Attempt { status_code: None, error: Some(error), retry: false },
         Ok(request) => send(http, request).await,
     };

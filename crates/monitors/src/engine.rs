@@ -30,7 +30,11 @@ pub(crate) async fn claim_due(pool: &PgPool, limit: i64) -> storage::Result<Vec<
              ORDER BY next_due_at LIMIT $1 FOR UPDATE SKIP LOCKED) \
          RETURNING {COLUMNS}"
     );
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(limit).bind(f64::from(CLAIM_SECONDS)).fetch_all(pool).await?)
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(limit)
+        .bind(f64::from(CLAIM_SECONDS))
+        .fetch_all(pool)
+        .await?)
 }
 
 /// What the query said: a value (`None`: no data in the window), or why it could not run.
@@ -46,7 +50,9 @@ pub(crate) async fn measure(
 ) -> Measured {
     let query = row.query.0.metrics_query(&timestamp(&from), &timestamp(&to)).to_string();
     let params = Params::from_pairs([("query", query.as_str())]);
-    let body = reads::metrics::run(clickhouse, &row.project_id, &params, version).await.map_err(|e| e.to_string())?;
+    let body = reads::metrics::run(clickhouse, &row.project_id, &params, version)
+        .await
+        .map_err(|e| e.to_string())?;
     let key = row.query.0.value_key();
     Ok(body.data.first().and_then(|r| r.get(&key)).and_then(number))
 }
@@ -73,11 +79,15 @@ pub(crate) async fn record(
 ) -> storage::Result<Outcome> {
     let mut tx = pool.begin().await?;
     let sql = format!("SELECT {COLUMNS} FROM monitors WHERE id = $1 FOR UPDATE");
-    let current: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).fetch_optional(&mut *tx).await?;
+    let current: Option<Row> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).fetch_optional(&mut *tx).await?;
     let Some(current) = current else { return Ok(Outcome::Gone) };
     let next_due = to + Duration::seconds(i64::from(current.interval_seconds));
     if current.updated_at != claimed.updated_at {
-        sqlx::query("UPDATE monitors SET claimed_until = NULL WHERE id = $1").bind(&current.id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE monitors SET claimed_until = NULL WHERE id = $1")
+            .bind(&current.id)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         return Ok(Outcome::Changed);
     }
@@ -162,7 +172,11 @@ pub(crate) async fn record(
 /// What became of a claimed monitor's evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    Recorded { transition: bool, notified: usize, failed: bool },
+    Recorded {
+        transition: bool,
+        notified: usize,
+        failed: bool,
+    },
     /// Changed while it was being evaluated: due again at once.
     Changed,
     /// Deleted while it was being evaluated.

@@ -26,7 +26,8 @@ pub const MAX_GITHUB_NAME: usize = 100;
 pub const MAX_EVENT_TYPE: usize = 100;
 
 /// Aggregations that give one number (`histogram` gives buckets, which no threshold compares to).
-pub const AGGREGATIONS: &[&str] = &["sum", "avg", "count", "max", "min", "p50", "p75", "p90", "p95", "p99", "uniq"];
+pub const AGGREGATIONS: &[&str] =
+    &["sum", "avg", "count", "max", "min", "p50", "p75", "p90", "p95", "p99", "uniq"];
 
 /// Which metrics views a deployment's monitors read: the tables its write mode fills at once. The
 /// events in `events_only`; the v3 tables in `legacy` and `dual` (in `dual` the events of most
@@ -351,7 +352,12 @@ mod tests {
     }
 
     fn query(measure: &str, aggregation: &str) -> MonitorQuery {
-        MonitorQuery { view: "observations".into(), measure: measure.into(), aggregation: aggregation.into(), filters: vec![] }
+        MonitorQuery {
+            view: "observations".into(),
+            measure: measure.into(),
+            aggregation: aggregation.into(),
+            filters: vec![],
+        }
     }
 
     #[test]
@@ -362,7 +368,8 @@ mod tests {
         let error = query("latency", "histogram").check(Version::V2).unwrap_err().to_string();
         assert!(error.contains("one number"), "{error}");
         let mut filtered = query("count", "count");
-        filtered.filters = vec![json!({"column": "level", "operator": "=", "value": "ERROR", "type": "string"})];
+        filtered.filters =
+            vec![json!({"column": "level", "operator": "=", "value": "ERROR", "type": "string"})];
         assert!(filtered.check(Version::V2).is_ok());
         filtered.filters = vec![json!({"column": "nope", "operator": "=", "value": "x", "type": "string"})];
         assert!(filtered.check(Version::V2).is_err());

@@ -88,12 +88,14 @@ impl Env {
     }
 
     async fn notifications(&self, id: &str) -> Value {
-        let page = monitors::api::notifications(&self.pool, PROJECT, id, &Params::from_pairs([])).await.unwrap();
+        let page =
+            monitors::api::notifications(&self.pool, PROJECT, id, &Params::from_pairs([])).await.unwrap();
         serde_json::to_value(page).unwrap()["data"].clone()
     }
 
     async fn evaluations(&self, id: &str) -> Value {
-        let page = monitors::api::evaluations(&self.pool, PROJECT, id, &Params::from_pairs([])).await.unwrap();
+        let page =
+            monitors::api::evaluations(&self.pool, PROJECT, id, &Params::from_pairs([])).await.unwrap();
         serde_json::to_value(page).unwrap()["data"].clone()
     }
 }
@@ -117,7 +119,8 @@ async fn tick_until(job: &Monitors, limit: Duration, mut done: impl AsyncFnMut()
 }
 
 fn verify(secret: &str, header: &str, body: &str) -> bool {
-    let (Some(t), Some(v1)) = (header.strip_prefix("t=").and_then(|r| r.split(',').next()), header.split(",v1=").nth(1))
+    let (Some(t), Some(v1)) =
+        (header.strip_prefix("t=").and_then(|r| r.split(',').next()), header.split(",v1=").nth(1))
     else {
         return false;
     };
@@ -142,12 +145,16 @@ async fn one_signed_notification_per_transition_with_retries_logged() {
     assert_eq!((total.transitions, total.delivered, total.undelivered), (1, 1, 2), "{total:?}");
     let notifications = env.notifications(&id).await;
     assert_eq!(notifications.as_array().unwrap().len(), 1, "{notifications}");
-    let codes: Vec<&Value> = notifications[0]["deliveries"].as_array().unwrap().iter().map(|d| &d["statusCode"]).collect();
+    let codes: Vec<&Value> =
+        notifications[0]["deliveries"].as_array().unwrap().iter().map(|d| &d["statusCode"]).collect();
     assert_eq!(codes, [&json!(500), &json!(500), &json!(200)], "{notifications}");
     let received = receiver.received();
     assert_eq!(received.len(), 3);
     let gaps: Vec<Duration> = received.windows(2).map(|w| w[1].at - w[0].at).collect();
-    assert!(gaps[0] >= Duration::from_millis(900) && gaps[1] >= Duration::from_millis(1900), "back-off: {gaps:?}");
+    assert!(
+        gaps[0] >= Duration::from_millis(900) && gaps[1] >= Duration::from_millis(1900),
+        "back-off: {gaps:?}"
+    );
     for request in &received {
         assert_eq!((request.method.as_str(), request.path.as_str()), ("POST", "/hook"));
         let signature = request.header("x-loupe-signature").unwrap();
@@ -164,7 +171,10 @@ async fn one_signed_notification_per_transition_with_retries_logged() {
         "{payload}"
     );
     assert_eq!(payload["monitor"]["id"], id.as_str());
-    assert_eq!((&payload["comparison"], &payload["threshold"], &payload["windowSeconds"]), (&json!(">="), &json!(0.0), &json!(300)));
+    assert_eq!(
+        (&payload["comparison"], &payload["threshold"], &payload["windowSeconds"]),
+        (&json!(">="), &json!(0.0), &json!(300))
+    );
 
     // Still breaching: evaluations go on, nothing more is sent (no storm).
     for _ in 0..3 {
@@ -232,15 +242,24 @@ async fn slack_and_github_get_their_own_shapes() {
     assert_eq!(body["blocks"][0]["text"]["text"], text);
 
     let dispatch = &github.received()[0];
-    assert_eq!((dispatch.method.as_str(), dispatch.path.as_str()), ("POST", "/api/v3/repos/acme/app/dispatches"));
+    assert_eq!(
+        (dispatch.method.as_str(), dispatch.path.as_str()),
+        ("POST", "/api/v3/repos/acme/app/dispatches")
+    );
     assert_eq!(dispatch.header("authorization"), Some("Bearer ghp_test_token_1234"));
     assert_eq!(dispatch.header("accept"), Some("application/vnd.github+json"));
     let body: Value = serde_json::from_slice(&dispatch.body).unwrap();
     assert_eq!(body["event_type"], "loupe-alert");
     assert_eq!(body["client_payload"]["state"], "ALERTING");
     assert!(body["client_payload"].as_object().unwrap().len() <= 10, "GitHub's limit: {body}");
-    let statuses: Vec<Value> =
-        env.notifications(&id).await.as_array().unwrap().iter().map(|n| n["deliveries"][0]["statusCode"].clone()).collect();
+    let statuses: Vec<Value> = env
+        .notifications(&id)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["deliveries"][0]["statusCode"].clone())
+        .collect();
     assert_eq!(statuses.len(), 2);
     assert!(statuses.contains(&json!(200)) && statuses.contains(&json!(204)), "{statuses:?}");
 }
@@ -270,7 +289,8 @@ async fn a_permanent_refusal_is_not_retried() {
     let channels = json!([{"type": "webhook", "url": receiver.url, "secret": SECRET}]);
     let id = env.monitor(0.0, channels).await;
     let job = env.job("http://127.0.0.1:9");
-    tick_until(&job, Duration::from_secs(10), async || env.notifications(&id).await[0]["status"] == "failed").await;
+    tick_until(&job, Duration::from_secs(10), async || env.notifications(&id).await[0]["status"] == "failed")
+        .await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     job.tick().await.unwrap();
     assert_eq!(receiver.received().len(), 1);

@@ -45,7 +45,11 @@ fn rules(s: &AppState) -> Rules<'_> {
     tag = "monitors", security(("basicAuth" = [])), params(PageQuery),
     responses((status = 200, body = Page<MonitorBody>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody))
 )]
-async fn list(State(s): State<AppState>, auth: ProjectAuth, RawQuery(q): RawQuery) -> Reply<Page<MonitorBody>> {
+async fn list(
+    State(s): State<AppState>,
+    auth: ProjectAuth,
+    RawQuery(q): RawQuery,
+) -> Reply<Page<MonitorBody>> {
     Ok(Json(monitors::api::list(&s.stores.postgres, &auth.project.id, &params(q)).await?))
 }
 
@@ -64,7 +68,8 @@ async fn create(
     JsonBody(new): JsonBody<NewMonitor>,
 ) -> Reply<MonitorBody> {
     let pool = &s.stores.postgres;
-    let created = monitors::api::create(pool, &auth.project.id, auth.user_id.as_deref(), new, &rules(&s)).await?;
+    let created =
+        monitors::api::create(pool, &auth.project.id, auth.user_id.as_deref(), new, &rules(&s)).await?;
     Ok(Json(created))
 }
 
@@ -145,7 +150,11 @@ async fn unmute(State(s): State<AppState>, auth: ProjectAuth, Path(id): Path<Str
         (status = 404, body = ErrorBody)
     )
 )]
-async fn evaluate(State(s): State<AppState>, auth: ProjectAuth, Path(id): Path<String>) -> Reply<MonitorBody> {
+async fn evaluate(
+    State(s): State<AppState>,
+    auth: ProjectAuth,
+    Path(id): Path<String>,
+) -> Reply<MonitorBody> {
     Ok(Json(monitors::api::evaluate_now(&s.stores.postgres, &auth.project.id, &id).await?))
 }
 
