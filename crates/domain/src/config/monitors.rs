@@ -46,3 +46,37 @@ impl MonitorSettings {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Config, Role, tests::base};
+
+    fn load(extra: &[(&str, &str)]) -> Result<Config, String> {
+        let mut env = base();
+        env.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        Config::from_env_vars(Role::Worker, env).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_and_bad_values_name_their_setting() {
+        let monitors = load(&[]).unwrap().monitors;
+        assert_eq!(monitors.poll_interval, std::time::Duration::from_secs(1));
+        assert_eq!((monitors.max_per_tick, monitors.allow_private_targets), (20, false));
+        assert_eq!(monitors.github_api_url, "https://api.github.com");
+        let set = load(&[(super::GITHUB_API_URL, "http://127.0.0.1:9/api/v3/"), (super::MAX_PER_TICK, "5")])
+            .unwrap();
+        assert_eq!(
+            (set.monitors.github_api_url.as_str(), set.monitors.max_per_tick),
+            ("http://127.0.0.1:9/api/v3", 5)
+        );
+        for (name, value) in [
+            (super::POLL_INTERVAL_MS, "0"),
+            (super::MAX_PER_TICK, "1001"),
+            (super::GITHUB_API_URL, "api.github.com"),
+            (super::ALLOW_PRIVATE_TARGETS, "maybe"),
+        ] {
+            let error = load(&[(name, value)]).unwrap_err();
+            assert!(error.contains(name), "{name}={value}: {error}");
+        }
+    }
+}
