@@ -2,66 +2,11 @@
 // trace panel's "Add to queue", one by id on the list page), worked through by keyboard in the
 // work view, progress 2/2 on the list, and the scores on the observations.
 
-import { request as http, type APIRequestContext, type Page } from "@playwright/test";
+import { request as http } from "@playwright/test";
 
+import { basicAuth, hex, sendSpans as send, waitStored as stored } from "./otlp";
 import { PASSWORD } from "./people";
 import { expect, freshEmail, loupe, shot, signIn, test } from "./support";
-
-const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-const basic = () => `Basic ${Buffer.from(`${loupe.publicKey}:${loupe.secretKey}`).toString("base64")}`;
-
-interface SpanSpec {
-  id: string;
-  parent?: string;
-  name: string;
-  startMs: number;
-  endMs: number;
-  type: string;
-  input: string;
-}
-
-async function send(request: APIRequestContext, traceId: string, spans: SpanSpec[]) {
-  const base = Date.now() - 60_000;
-  const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
-  const response = await request.post("/api/public/otel/v1/traces", {
-    headers: { Authorization: basic(), "Content-Type": "application/json" },
-    data: {
-      resourceSpans: [
-        {
-          resource: { attributes: [attribute("service.name", "annotation-e2e")] },
-          scopeSpans: [
-            {
-              scope: { name: "langfuse-sdk", version: "3.0.0" },
-              spans: spans.map((span) => ({
-                traceId,
-                spanId: span.id,
-                ...(span.parent ? { parentSpanId: span.parent } : {}),
-                name: span.name,
-                kind: 1,
-                startTimeUnixNano: `${(base + span.startMs) * 1_000_000}`,
-                endTimeUnixNano: `${(base + span.endMs) * 1_000_000}`,
-                attributes: [attribute("langfuse.observation.type", span.type), attribute("langfuse.observation.input", span.input)],
-              })),
-            },
-          ],
-        },
-      ],
-    },
-  });
-  expect(response.status(), await response.text()).toBe(200);
-}
-
-async function stored(page: Page, traceId: string, count: number) {
-  await expect
-    .poll(
-      async () => {
-        const response = await page.request.get(`/api/ui/projects/${loupe.projectId}/traces/${traceId}/tree?model=v4`);
-        return response.ok() ? ((await response.json()) as { count: number }).count : 0;
-      },
-      { timeout: 60_000, intervals: [250, 500, 1000] },
-    )
-    .toBe(count);
-}
 
 test.beforeEach(async ({ page }) => {
   await page.goto("/sign-in");
@@ -79,7 +24,7 @@ test("a queue is worked through by keyboard and its scores land on the observati
   ]);
   const configName = `helpful-${hex(6).replace(/\d/g, "x")}`;
   const config = await page.request.post("/api/public/score-configs", {
-    headers: { Authorization: basic() },
+    headers: { Authorization: basicAuth() },
     data: { name: configName, dataType: "CATEGORICAL", categories: [{ label: "helpful", value: 1 }, { label: "unhelpful", value: 0 }] },
   });
   expect(config.ok(), await config.text()).toBe(true);
@@ -160,7 +105,7 @@ test("a queue is worked through by keyboard and its scores land on the observati
 
   // The scores carry the queue's id.
   const scores = await page.request.get(`/api/public/v3/scores?traceId=${traceId}&queueId=${queueId}&fields=subject,annotation`, {
-    headers: { Authorization: basic() },
+    headers: { Authorization: basicAuth() },
   });
   expect(scores.ok(), await scores.text()).toBe(true);
   const { data } = (await scores.json()) as { data: { queueId: string | null; subject: { id?: string | null } }[] };

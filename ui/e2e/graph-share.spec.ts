@@ -3,64 +3,10 @@
 // layout and first-render times of a 2 000-node graph; a trace made public, opened in a fresh
 // browser context with no cookie, then revoked (the page says the link is gone, the API 404s).
 
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 
+import { hex, sendSpans as send, waitStored as stored, type SpanSpec } from "./otlp";
 import { expect, loupe, shot, signIn, test } from "./support";
-
-interface SpanSpec {
-  id: string;
-  parent?: string;
-  name: string;
-  type?: string;
-  session?: string;
-  startMs: number;
-  endMs: number;
-}
-
-const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-const basic = () => `Basic ${Buffer.from(`${loupe.publicKey}:${loupe.secretKey}`).toString("base64")}`;
-
-async function send(request: APIRequestContext, traceId: string, spans: SpanSpec[], baseMs = Date.now() - 60_000) {
-  const body = {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: "service.name", value: { stringValue: "graph-e2e" } }] },
-        scopeSpans: [
-          {
-            scope: { name: "langfuse-sdk", version: "3.0.0" },
-            spans: spans.map((span) => ({
-              traceId,
-              spanId: span.id,
-              ...(span.parent ? { parentSpanId: span.parent } : {}),
-              name: span.name,
-              kind: 1,
-              startTimeUnixNano: `${(baseMs + span.startMs) * 1_000_000}`,
-              endTimeUnixNano: `${(baseMs + span.endMs) * 1_000_000}`,
-              attributes: [
-                ...(span.type ? [{ key: "langfuse.observation.type", value: { stringValue: span.type } }] : []),
-                ...(span.session ? [{ key: "session.id", value: { stringValue: span.session } }] : []),
-              ],
-            })),
-          },
-        ],
-      },
-    ],
-  };
-  const response = await request.post("/api/public/otel/v1/traces", { headers: { Authorization: basic(), "Content-Type": "application/json" }, data: body });
-  expect(response.status(), await response.text()).toBe(200);
-}
-
-async function stored(page: Page, traceId: string, count: number, timeout = 60_000) {
-  await expect
-    .poll(
-      async () => {
-        const response = await page.request.get(`/api/ui/projects/${loupe.projectId}/traces/${traceId}/tree?model=v4`);
-        return response.ok() ? ((await response.json()) as { count: number }).count : 0;
-      },
-      { timeout, intervals: [250, 500, 1000] },
-    )
-    .toBe(count);
-}
 
 /** An agent that plans with an LLM, calls a search tool three times (each through a span), answers. */
 async function agentTrace(page: Page) {

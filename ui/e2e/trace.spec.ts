@@ -2,72 +2,10 @@
 // with j/k, scored and commented (added, edited, deleted), a large input shown as a preview and
 // then in full, and the time a 10 000-observation trace takes to open.
 
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 
+import { basicAuth, hex, sendSpans as send, waitStored as stored, type SpanSpec } from "./otlp";
 import { expect, loupe, shot, signIn, test } from "./support";
-
-type Attribute = { key: string; value: { stringValue: string } | { intValue: number } };
-
-interface SpanSpec {
-  id: string;
-  parent?: string;
-  name: string;
-  startMs: number;
-  endMs: number;
-  attributes?: Record<string, string | number>;
-}
-
-const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("");
-
-function otlp(traceId: string, spans: SpanSpec[], baseMs: number) {
-  const attributes = (values: Record<string, string | number> = {}): Attribute[] =>
-    Object.entries(values).map(([key, value]) => ({ key, value: typeof value === "number" ? { intValue: value } : { stringValue: value } }));
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: attributes({ "service.name": "trace-e2e" }) },
-        scopeSpans: [
-          {
-            scope: { name: "langfuse-sdk", version: "3.0.0" },
-            spans: spans.map((span) => ({
-              traceId,
-              spanId: span.id,
-              ...(span.parent ? { parentSpanId: span.parent } : {}),
-              name: span.name,
-              kind: 1,
-              startTimeUnixNano: `${(baseMs + span.startMs) * 1_000_000}`,
-              endTimeUnixNano: `${(baseMs + span.endMs) * 1_000_000}`,
-              attributes: attributes(span.attributes),
-            })),
-          },
-        ],
-      },
-    ],
-  };
-}
-
-const basic = () => `Basic ${Buffer.from(`${loupe.publicKey}:${loupe.secretKey}`).toString("base64")}`;
-
-async function send(request: APIRequestContext, traceId: string, spans: SpanSpec[], baseMs = Date.now() - 60_000) {
-  const response = await request.post("/api/public/otel/v1/traces", {
-    headers: { Authorization: basic(), "Content-Type": "application/json" },
-    data: otlp(traceId, spans, baseMs),
-  });
-  expect(response.status(), await response.text()).toBe(200);
-}
-
-/** Waits until the worker has stored all `count` observations of the trace. */
-async function stored(page: Page, traceId: string, count: number, timeout = 60_000) {
-  await expect
-    .poll(
-      async () => {
-        const response = await page.request.get(`/api/ui/projects/${loupe.projectId}/traces/${traceId}/tree?model=v4`);
-        return response.ok() ? ((await response.json()) as { count: number }).count : 0;
-      },
-      { timeout, intervals: [250, 500, 1000] },
-    )
-    .toBe(count);
-}
 
 function selectedNode(page: Page) {
   return page.getByRole("tree", { name: "Trace tree" }).locator('[role="treeitem"][aria-selected="true"]');
@@ -109,7 +47,7 @@ test("a trace is walked with j/k, scored and commented", async ({ page }, testIn
   ]);
   const configName = `quality-${hex(6).replace(/\d/g, "x")}`;
   const config = await page.request.post("/api/public/score-configs", {
-    headers: { Authorization: basic() },
+    headers: { Authorization: basicAuth() },
     data: { name: configName, dataType: "NUMERIC", minValue: 0, maxValue: 10 },
   });
   expect(config.ok(), await config.text()).toBe(true);

@@ -3,6 +3,8 @@
 //! the same way.
 
 use serde::Serialize;
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgExecutor, PgPool};
 use utoipa::ToSchema;
 
 pub use reads::PageMeta;
@@ -20,6 +22,43 @@ impl<T> Page<T> {
     pub fn new(data: Vec<T>, request: &PageRequest, total: i64) -> Self {
         Self { data, meta: request.meta(u64::try_from(total).unwrap_or_default()) }
     }
+}
+
+/// How many rows of `table` belong to `project` (for a per-project cap, checked in the transaction
+/// that adds one). `table` is one of the crate's own table names, never input.
+pub(crate) async fn count_in_project(
+    db: impl PgExecutor<'_>,
+    table: &'static str,
+    project: &str,
+) -> sqlx::Result<i64> {
+    let sql = format!("SELECT count(*) FROM {table} WHERE project_id = $1");
+    let (count,): (i64,) = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(project).fetch_one(db).await?;
+    Ok(count)
+}
+
+/// One page of a project's rows of `table` (`columns` selected, in `order`), and the count of them
+/// all. Every argument but `project` and `request` is one of the crate's own constants.
+pub(crate) async fn project_page<R>(
+    pool: &PgPool,
+    table: &'static str,
+    columns: &'static str,
+    order: &'static str,
+    project: &str,
+    request: &PageRequest,
+) -> sqlx::Result<(Vec<R>, i64)>
+where
+    R: for<'r> FromRow<'r, PgRow> + Send + Unpin,
+{
+    let total = count_in_project(pool, table, project).await?;
+    let sql =
+        format!("SELECT {columns} FROM {table} WHERE project_id = $1 ORDER BY {order} LIMIT $2 OFFSET $3");
+    let rows = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(request.limit)
+        .bind(request.offset())
+        .fetch_all(pool)
+        .await?;
+    Ok((rows, total))
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 use reads::Params;
 use reads::params::PageRequest;
 
+use crate::page::{count_in_project, project_page};
 use crate::timestamp;
 use crate::{Error, Page, Result};
 
@@ -133,10 +134,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewQueue) -> Result<Annot
     let mut tx = pool.begin().await?;
     // Serializes creations per project so the count below cannot be raced past.
     sqlx::query("SELECT 1 FROM projects WHERE id = $1 FOR UPDATE").bind(project).execute(&mut *tx).await?;
-    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM annotation_queues WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(&mut *tx)
-        .await?;
+    let count = count_in_project(&mut *tx, "annotation_queues", project).await?;
     if count >= MAX_QUEUES {
         return Err(Error::bad_request(format!("A project has at most {MAX_QUEUES} annotation queues")));
     }
@@ -178,20 +176,8 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<AnnotationQue
 /// `GET /api/public/annotation-queues?page=&limit=`, newest first.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<AnnotationQueue>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM annotation_queues WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM annotation_queues WHERE project_id = $1 \
-         ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let rows: Vec<StoredQueue> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
+    let (rows, total): (Vec<StoredQueue>, _) =
+        project_page(pool, "annotation_queues", COLUMNS, "created_at DESC, id", project, &page).await?;
     Ok(Page::new(rows.into_iter().map(AnnotationQueue::from).collect(), &page, total))
 }
 

@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 use reads::Params;
 use reads::params::PageRequest;
 
+use crate::page::{count_in_project, project_page};
 use crate::{Error, Message, Page, Result, timestamp};
 pub use placements::{NewPlacement, PlacementPatch, add_placement, delete_placement, update_placement};
 
@@ -238,10 +239,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewDashboard) -> Result<D
     check_filters(&filters)?;
     let mut tx = pool.begin().await?;
     check_definition(&mut tx, project, &definition).await?;
-    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM dashboards WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(&mut *tx)
-        .await?;
+    let count = count_in_project(&mut *tx, "dashboards", project).await?;
     if count >= MAX_DASHBOARDS {
         return Err(Error::bad_request(format!("A project keeps at most {MAX_DASHBOARDS} dashboards")));
     }
@@ -271,19 +269,8 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<DashboardBody
 /// `GET /api/public/unstable/dashboards?page=&limit=`, most recently updated first.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<DashboardBody>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM dashboards WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM dashboards WHERE project_id = $1 ORDER BY updated_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
+    let (rows, total): (Vec<Row>, _) =
+        project_page(pool, "dashboards", COLUMNS, "updated_at DESC, id", project, &page).await?;
     Ok(Page::new(rows.into_iter().map(DashboardBody::from).collect(), &page, total))
 }
 

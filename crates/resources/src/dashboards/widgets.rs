@@ -14,6 +14,7 @@ use reads::metrics::{self, Version};
 use reads::params::PageRequest;
 
 use super::{WidgetFilter, check_description, check_filters, check_name};
+use crate::page::{count_in_project, project_page};
 use crate::{Error, Message, Page, Result, timestamp};
 
 /// Views a widget may be created with (the SDK's `DashboardWidgetView`).
@@ -264,10 +265,7 @@ pub async fn create(pool: &PgPool, project: &str, new: NewWidget) -> Result<Widg
         chart_config: new.chart_config.unwrap_or_default(),
     };
     check(&mut spec)?;
-    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM dashboard_widgets WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
+    let count = count_in_project(pool, "dashboard_widgets", project).await?;
     if count >= MAX_WIDGETS {
         return Err(Error::bad_request(format!("A project keeps at most {MAX_WIDGETS} dashboard widgets")));
     }
@@ -313,20 +311,8 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<WidgetBody> {
 /// `GET /api/public/unstable/dashboard-widgets?page=&limit=`, most recently updated first.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<WidgetBody>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM dashboard_widgets WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM dashboard_widgets WHERE project_id = $1 \
-         ORDER BY updated_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
+    let (rows, total): (Vec<Row>, _) =
+        project_page(pool, "dashboard_widgets", COLUMNS, "updated_at DESC, id", project, &page).await?;
     Ok(Page::new(rows.into_iter().map(WidgetBody::from).collect(), &page, total))
 }
 

@@ -18,6 +18,7 @@ use super::items;
 use super::schema::ItemSchemas;
 use super::{NOW, present, require_name, stored};
 use crate::media::Urls;
+use crate::page::project_page;
 use crate::{Error, Page, Result};
 
 /// The body of `POST /v2/datasets` (and v1; the SDKs' `CreateDatasetRequest`). On an existing
@@ -102,20 +103,7 @@ pub async fn get(pool: &PgPool, project: &str, name: &str) -> Result<Dataset> {
 
 /// One page of datasets, newest first, and the count of all of them.
 pub(super) async fn page(pool: &PgPool, project: &str, page: &PageRequest) -> Result<(Vec<DatasetRow>, i64)> {
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM datasets WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM datasets WHERE project_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let datasets = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
-    Ok((datasets, total))
+    Ok(project_page(pool, "datasets", COLUMNS, "created_at DESC, id", project, page).await?)
 }
 
 /// `GET /v2/datasets?page=&limit=`.

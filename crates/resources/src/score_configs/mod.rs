@@ -16,6 +16,7 @@ pub use domain::score_config::{Category, DataType, ScoreConfig};
 use storage::score_configs::{COLUMNS, StoredConfig};
 pub use write::{NewScoreConfig, ScoreConfigPatch, create, update};
 
+use crate::page::project_page;
 use crate::timestamp;
 use crate::{Error, Page, Result};
 
@@ -92,19 +93,8 @@ pub async fn get(pool: &PgPool, project: &str, id: &str) -> Result<ScoreConfigBo
 /// `GET /api/public/score-configs?page=&limit=`, newest first.
 pub async fn list(pool: &PgPool, project: &str, params: &Params) -> Result<Page<ScoreConfigBody>> {
     let page = PageRequest::parse(params)?;
-    let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM score_configs WHERE project_id = $1")
-        .bind(project)
-        .fetch_one(pool)
-        .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM score_configs WHERE project_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
-    );
-    let rows: Vec<StoredConfig> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(page.limit)
-        .bind(page.offset())
-        .fetch_all(pool)
-        .await?;
+    let (rows, total): (Vec<StoredConfig>, _) =
+        project_page(pool, "score_configs", COLUMNS, "created_at DESC, id", project, &page).await?;
     let data = rows
         .into_iter()
         .map(|row| ScoreConfig::try_from(row).map(ScoreConfigBody::from))

@@ -7,12 +7,13 @@ import { useState } from "react";
 import { admin, PEOPLE_PAGE_SIZE, type Person } from "../../api/admin";
 import { describeError, isApiError } from "../../api/client";
 import { useMe } from "../../app/session";
-import { Button } from "../../components/Button";
-import { ErrorState, InlineError, Loading } from "../../components/States";
+import { InlineError } from "../../components/States";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
 import { NotAllowed } from "./NotAllowed";
-import { formatCount, formatDateTime } from "../sessions/format";
+import { formatCount, formatDateTime } from "../../components/format";
 import "../sessions/sessions.css";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import "./admin.css";
 
 function AdminSwitch({ person, self, onChange }: { person: Person; self: boolean; onChange(next: boolean): Promise<void> }) {
@@ -79,53 +80,39 @@ export default function AdminUsersPage() {
           </p>
         </div>
       </header>
-      {loaded.error !== undefined && !data ? (
-        <ErrorState error={loaded.error} onRetry={loaded.reload} />
-      ) : !data ? (
-        <Loading label="Loading people…" />
-      ) : (
-        <>
-          <p className="muted" aria-live="polite">
-            {formatCount(data.meta.totalItems)} {data.meta.totalItems === 1 ? "person" : "people"}, {admins} instance{" "}
-            {admins === 1 ? "admin" : "admins"} on this page
-          </p>
-          <table className="people">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Joined</th>
-                <th scope="col">Instance admin</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.data.map((person) => (
-                <tr key={person.id}>
-                  <td>{person.name ?? <span className="muted">–</span>}</td>
-                  <td>{person.email}</td>
-                  <td>{formatDateTime(person.createdAt, { year: true })}</td>
-                  <td>
-                    <AdminSwitch person={person} self={person.id === me.user.id} onChange={(next) => change(person, next)} />
-                  </td>
+      <LoadedView result={loaded} loadingLabel="Loading people…">
+        {(data) => (
+          <>
+            <p className="muted" aria-live="polite">
+              {formatCount(data.meta.totalItems)} {data.meta.totalItems === 1 ? "person" : "people"}, {admins} instance{" "}
+              {admins === 1 ? "admin" : "admins"} on this page
+            </p>
+            <table className="people">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">Instance admin</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.meta.totalPages > 1 && (
-            <nav className="pager" aria-label="Pages">
-              <Button size="sm" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                Previous
-              </Button>
-              <span>
-                Page {page} of {data.meta.totalPages} ({PEOPLE_PAGE_SIZE} per page)
-              </span>
-              <Button size="sm" disabled={page >= data.meta.totalPages} onClick={() => setPage(page + 1)}>
-                Next
-              </Button>
-            </nav>
-          )}
-        </>
-      )}
+              </thead>
+              <tbody>
+                {data.data.map((person) => (
+                  <tr key={person.id}>
+                    <td>{person.name ?? <span className="muted">–</span>}</td>
+                    <td>{person.email}</td>
+                    <td>{formatDateTime(person.createdAt, { year: true })}</td>
+                    <td>
+                      <AdminSwitch person={person} self={person.id === me.user.id} onChange={(next) => change(person, next)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager page={page} totalPages={data.meta.totalPages} onPage={setPage} detail={`(${PEOPLE_PAGE_SIZE} per page)`} />
+          </>
+        )}
+      </LoadedView>
     </div>
   );
 }

@@ -8,7 +8,8 @@ import { Link, useSearchParams } from "react-router";
 import { useProject } from "../../app/project";
 import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { Pager } from "../../components/Pager";
+import { useLoad } from "../../components/useLoad";
 import { canAnnotate } from "./access";
 import { annotationApi, type Queue, type QueueProgress } from "./api";
 import { AddItemForm, NewQueueForm } from "./QueueForms";
@@ -138,19 +139,7 @@ export function QueueList() {
           </tbody>
         </table>
       )}
-      {totalPages > 1 && (
-        <nav className="pager" aria-label="Pages">
-          <Button size="sm" disabled={page <= 1} onClick={() => setParams({ page: String(page - 1) })}>
-            Previous
-          </Button>
-          <span className="muted">
-            Page {page} of {totalPages}
-          </span>
-          <Button size="sm" disabled={page >= totalPages} onClick={() => setParams({ page: String(page + 1) })}>
-            Next
-          </Button>
-        </nav>
-      )}
+      <Pager page={page} totalPages={totalPages} onPage={(p) => setParams({ page: String(p) })} />
     </div>
   );
 }

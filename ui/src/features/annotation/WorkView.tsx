@@ -12,7 +12,7 @@ import { useProject } from "../../app/project";
 import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, InlineError, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { ObservationDetailView } from "../trace/ObservationDetailView";
 import { sentValue } from "../trace/Scores";
 import { canAnnotate } from "./access";

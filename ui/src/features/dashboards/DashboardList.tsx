@@ -8,7 +8,7 @@ import { projectPath } from "../../app/routes";
 import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, InlineError, Loading } from "../../components/States";
 import { describeError } from "../../api/client";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { dashboardsApi } from "./api";
 
 export function DashboardList() {

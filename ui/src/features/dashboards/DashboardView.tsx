@@ -12,7 +12,7 @@ import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, InlineError, Loading } from "../../components/States";
 import { TimeRangePicker } from "../observations/TimeRangePicker";
 import { readRange, resolveRange, writeRange } from "../home/range";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { dashboardsApi, type Placement, type Widget } from "./api";
 import { WidgetEditor } from "./WidgetEditor";
 import { WidgetTile } from "./WidgetTile";

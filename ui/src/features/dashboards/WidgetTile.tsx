@@ -8,7 +8,7 @@ import { TimeChart } from "../../components/charts/TimeChart";
 import { ErrorState, Loading } from "../../components/States";
 import { useProject } from "../../app/project";
 import { num, runMetrics, toSeries, toSeriesBy, type MetricRow } from "../home/queries";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import type { Widget, WidgetFilter } from "./api";
 import { isTimeSeries, metricKey, widgetQuery } from "./query";
 

@@ -9,14 +9,14 @@ import { useProject } from "../../app/project";
 import { dataModel } from "../../api/sessions";
 import { useMe } from "../../app/session";
 import { DataTable, type Column } from "../../components/DataTable";
+import { Pager } from "../../components/Pager";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatCost, formatDateTime, formatDuration } from "../sessions/format";
-import { useLoad } from "../sessions/useLoad";
+import { formatCost, formatDateTime, formatDuration } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
 import { MAX_COMPARED_RUNS, type Dataset, type DatasetRun, type DatasetsApi, type RunCell, type RunSummary } from "./api";
 import { traceHref } from "./access";
 import { compareRows, formatNumber, pickedRuns, scoreText, togglePick, type CompareRow } from "./compare";
 import { preview } from "./form";
-import { Pager } from "./Tabs";
 
 function Cell({ cell, run, traceLink }: { cell: RunCell | undefined; run: string; traceLink(traceId: string): string }) {
   if (!cell) return <span className="ds-muted">not run</span>;
@@ -164,7 +164,7 @@ export function CompareTab({ api, dataset }: { api: DatasetsApi; dataset: Datase
       ) : (
         <>
           <Averages runs={comparison.data.runs} names={names} />
-          <div className="ds-table ds-table--tall" aria-busy={comparison.loading}>
+          <div className="table-frame table-frame--tall" aria-busy={comparison.loading}>
             <DataTable label="Runs side by side" columns={table} rows={rows} rowKey={(r) => r.item.id} rowHeight={84} />
           </div>
           <Pager page={page} totalPages={comparison.data.items.meta.totalPages} onPage={(p) => update({ page: String(p) })} />

@@ -7,13 +7,15 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { useProject } from "../../app/project";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatAgo, formatCount, formatDateTime } from "../sessions/format";
-import { useLoad } from "../sessions/useLoad";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
+import { EmptyState } from "../../components/States";
+import { formatAgo, formatCount, formatDateTime } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
 import { datasetsApi, type DatasetOverview } from "./api";
 import { canWrite, datasetHref } from "./access";
 import { DatasetForm } from "./DatasetForm";
-import { Pager, Tabs } from "./Tabs";
+import { Tabs } from "./Tabs";
 
 function columns(): Column<DatasetOverview>[] {
   return [
@@ -74,32 +76,30 @@ export function DatasetList() {
           onSaved={(dataset) => navigate(datasetHref(dataset.name))}
         />
       )}
-      {result.error && !data ? (
-        <ErrorState error={result.error} onRetry={result.reload} />
-      ) : !data ? (
-        <Loading label="Loading datasets…" />
-      ) : (
-        <>
-          <div className="ds-table" aria-busy={result.loading}>
-            <DataTable
-              label="Datasets"
-              columns={table}
-              rows={data.data}
-              rowKey={(d) => d.id}
-              onRowClick={(d) => navigate(datasetHref(d.name))}
-              empty={
-                <EmptyState title="No datasets yet">
-                  <p>
-                    A dataset holds inputs and expected outputs to run your application on. Create one here, or with the SDKs
-                    (<code>langfuse.create_dataset</code>).
-                  </p>
-                </EmptyState>
-              }
-            />
-          </div>
-          <Pager page={page} totalPages={data.meta.totalPages} onPage={(p) => setParams({ page: String(p) })} />
-        </>
-      )}
+      <LoadedView result={result} loadingLabel="Loading datasets…">
+        {(data) => (
+          <>
+            <div className="table-frame" aria-busy={result.loading}>
+              <DataTable
+                label="Datasets"
+                columns={table}
+                rows={data.data}
+                rowKey={(d) => d.id}
+                onRowClick={(d) => navigate(datasetHref(d.name))}
+                empty={
+                  <EmptyState title="No datasets yet">
+                    <p>
+                      A dataset holds inputs and expected outputs to run your application on. Create one here, or with the SDKs
+                      (<code>langfuse.create_dataset</code>).
+                    </p>
+                  </EmptyState>
+                }
+              />
+            </div>
+            <Pager page={page} totalPages={data.meta.totalPages} onPage={(p) => setParams({ page: String(p) })} />
+          </>
+        )}
+      </LoadedView>
     </div>
   );
 }

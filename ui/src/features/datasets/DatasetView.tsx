@@ -8,7 +8,7 @@ import { isApiError } from "../../api/client";
 import { useProject } from "../../app/project";
 import { projectPath } from "../../app/routes";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { datasetsApi } from "./api";
 import { canWrite } from "./access";
 import { CompareTab } from "./CompareTab";

@@ -11,8 +11,8 @@ import { projectPath } from "../../app/routes";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatCount, formatDateTime } from "../sessions/format";
-import { useLoad } from "../sessions/useLoad";
+import { formatCount, formatDateTime } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
 import { datasetHref } from "./access";
 import { datasetsApi, type Experiment } from "./api";
 import { Tabs } from "./Tabs";
@@ -79,7 +79,7 @@ export default function ExperimentsPage() {
         <Loading label="Loading experiments…" />
       ) : (
         <>
-          <div className="ds-table" aria-busy={result.loading}>
+          <div className="table-frame" aria-busy={result.loading}>
             <DataTable
               label="Experiments"
               columns={table}
@@ -93,7 +93,7 @@ export default function ExperimentsPage() {
             />
           </div>
           {(cursors.length > 1 || next) && (
-            <nav className="ds-pager" aria-label="Pages">
+            <nav className="pager" aria-label="Pages">
               <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
                 Newer
               </Button>

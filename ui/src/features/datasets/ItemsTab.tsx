@@ -11,14 +11,14 @@ import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
 import { JsonViewer } from "../../components/JsonViewer";
+import { Pager } from "../../components/Pager";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatCount, formatDateTime } from "../sessions/format";
-import { useLoad } from "../sessions/useLoad";
+import { formatCount, formatDateTime } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
 import { traceHref } from "./access";
 import type { Dataset, DatasetItem, DatasetsApi } from "./api";
 import { preview } from "./form";
 import { ItemForm } from "./ItemForm";
-import { Pager } from "./Tabs";
 
 function columns(traceLink: (traceId: string) => string): Column<DatasetItem>[] {
   const value = (v: unknown) => <span className="mono ds-cell" title={preview(v, 2_000)}>{preview(v)}</span>;
@@ -87,7 +87,7 @@ export function ItemsTab({ api, dataset, writer }: ItemsTabProps) {
         )}
       </div>
       <div className="ds-split">
-        <div className="ds-table" aria-busy={result.loading}>
+        <div className="table-frame" aria-busy={result.loading}>
           {result.error && !data ? (
             <ErrorState error={result.error} onRetry={result.reload} />
           ) : !data ? (

@@ -13,7 +13,7 @@ import { formatNumber, granularityFor } from "../../components/charts/scale";
 import { TimeChart } from "../../components/charts/TimeChart";
 import "../../components/charts/charts.css";
 import { ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { TimeRangePicker } from "../observations/TimeRangePicker";
 import type { ViewFilter } from "../observations/filters";
 import {

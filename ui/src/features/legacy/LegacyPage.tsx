@@ -13,6 +13,7 @@ import { projectPath } from "../../app/routes";
 import { Button } from "../../components/Button";
 import { DataTable } from "../../components/DataTable";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
+import { Pager } from "../../components/Pager";
 import { RANGE_PRESETS, isPreset, rangeParams, type RangePreset } from "../observations/filters";
 import { TAB_COLUMNS, type LegacyRow, type LegacyTab } from "./legacyColumns";
 import "../observations/observations.css";
@@ -148,18 +149,13 @@ export function LegacyPage({ tab }: { tab: LegacyTab }) {
           )}
         </div>
       </div>
-      <nav className="pager" aria-label="Pages">
-        <Button size="sm" disabled={page <= 1} onClick={() => set({ page: page > 2 ? String(page - 1) : null })}>
-          Previous
-        </Button>
-        <span className="muted">
-          Page {page} of {Math.max(totalPages, 1)}
-          {result.status === "ready" ? ` · ${result.data.meta.totalItems.toLocaleString()} ${tab}` : ""}
-        </span>
-        <Button size="sm" disabled={page >= totalPages} onClick={() => set({ page: String(page + 1) })}>
-          Next
-        </Button>
-      </nav>
+      <Pager
+        page={page}
+        totalPages={totalPages}
+        onPage={(p) => set({ page: p > 1 ? String(p) : null })}
+        detail={result.status === "ready" ? `· ${result.data.meta.totalItems.toLocaleString()} ${tab}` : undefined}
+        always
+      />
     </div>
   );
 }

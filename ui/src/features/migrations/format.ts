@@ -1,7 +1,7 @@
 // The figures of a background migration step: progress as a percentage and rows, its rate, and the
 // time it still needs.
 
-import { formatCompact, formatCount, formatDuration } from "../sessions/format";
+import { formatCompact, formatCount, formatDuration } from "../../components/format";
 
 /** "42.5 %", "100 %", "0.3 %"; null when nothing estimated the total. */
 export function formatPercent(percent: number | null): string | null {

@@ -3,7 +3,7 @@
 
 import { useProject } from "../../app/project";
 import { ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { getVersion, type VersionSummary } from "./api";
 import { diffVersions, type DiffLine } from "./diff";
 

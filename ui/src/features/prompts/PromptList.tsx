@@ -2,19 +2,21 @@
 // type, latest version, labels, tags and last update; a search over full names lists matching
 // prompts under the folder at any depth. The folder, search and page are in the URL.
 
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { useCallback, useMemo } from "react";
+import { Link, useNavigate } from "react-router";
 
 import { useProject } from "../../app/project";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { EmptyState } from "../../components/States";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
+import { useListParams, useTypedSearch } from "../../components/useListParams";
+import { useLoad } from "../../components/useLoad";
 import { FOLDER_PAGE_SIZE, uiPrompts, type FolderEntry } from "./api";
 import { canWrite, formatShort, formatWhen, Labels, Tags } from "./common";
 import { breadcrumb, leafOf, normalizeFolder, promptPath } from "./folders";
 
-const SEARCH_DELAY_MS = 300;
 const MAX_SEARCH_CHARS = 200;
 
 function href(entry: FolderEntry): string {
@@ -59,36 +61,12 @@ function columns(folder: string, searching: boolean): Column<FolderEntry>[] {
 export function PromptList() {
   const { project } = useProject();
   const navigate = useNavigate();
-  const [params, setParams] = useSearchParams();
+  const { params, page, update } = useListParams();
   const folder = normalizeFolder(params.get("folder"));
   const search = params.get("q") ?? "";
-  const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
 
-  const update = useCallback(
-    (changes: Record<string, string | null>, replace = true) => {
-      setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [key, value] of Object.entries(changes)) {
-            if (value === null || value === "") next.delete(key);
-            else next.set(key, value);
-          }
-          if (!("page" in changes)) next.delete("page");
-          return next;
-        },
-        { replace },
-      );
-    },
-    [setParams],
-  );
-
-  const [typed, setTyped] = useState(search);
-  useEffect(() => setTyped(search), [search]);
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const timer = setTimeout(() => update({ q: typed.trim() }), SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [typed, search, update]);
+  const commitSearch = useCallback((text: string) => update({ q: text }), [update]);
+  const [typed, setTyped] = useTypedSearch(search, commitSearch);
 
   const result = useLoad(
     (signal) => uiPrompts.folder(project.id, { folder, page, limit: FOLDER_PAGE_SIZE, ...(search ? { search } : {}) }, signal),
@@ -152,53 +130,34 @@ export function PromptList() {
         )}
       </div>
 
-      {result.error && !data ? (
-        <ErrorState error={result.error} onRetry={result.reload} />
-      ) : !data ? (
-        <Loading label="Loading prompts…" />
-      ) : (
-        <>
-          {result.error !== undefined && (
-            <p className="inline-error" role="alert">
-              The list could not be refreshed; it shows the last answer.
-            </p>
-          )}
-          <div className="prompts__table" aria-busy={result.loading}>
-            <DataTable
-              label="Prompts"
-              columns={table}
-              rows={data.data}
-              rowKey={(e) => `${e.kind}:${e.name}`}
-              onRowClick={(e) => navigate(href(e))}
-              empty={
-                <EmptyState title={search ? "No prompt matches" : folder ? "This folder is empty" : "No prompts yet"}>
-                  {search ? (
-                    <p>No prompt name under this folder contains “{search}”.</p>
-                  ) : (
-                    <p>
-                      Prompts are versioned templates your application fetches by name and label (<code>production</code> by
-                      default). A <code>/</code> in a name puts the prompt in a folder.
-                    </p>
-                  )}
-                </EmptyState>
-              }
-            />
-          </div>
-          {totalPages > 1 && (
-            <nav className="prompts__pager" aria-label="Pages">
-              <Button size="sm" disabled={page <= 1} onClick={() => update({ page: String(page - 1) })}>
-                Previous
-              </Button>
-              <span>
-                Page {page} of {totalPages}
-              </span>
-              <Button size="sm" disabled={page >= totalPages} onClick={() => update({ page: String(page + 1) })}>
-                Next
-              </Button>
-            </nav>
-          )}
-        </>
-      )}
+      <LoadedView result={result} loadingLabel="Loading prompts…">
+        {(data) => (
+          <>
+            <div className="table-frame" aria-busy={result.loading}>
+              <DataTable
+                label="Prompts"
+                columns={table}
+                rows={data.data}
+                rowKey={(e) => `${e.kind}:${e.name}`}
+                onRowClick={(e) => navigate(href(e))}
+                empty={
+                  <EmptyState title={search ? "No prompt matches" : folder ? "This folder is empty" : "No prompts yet"}>
+                    {search ? (
+                      <p>No prompt name under this folder contains “{search}”.</p>
+                    ) : (
+                      <p>
+                        Prompts are versioned templates your application fetches by name and label (<code>production</code> by
+                        default). A <code>/</code> in a name puts the prompt in a folder.
+                      </p>
+                    )}
+                  </EmptyState>
+                }
+              />
+            </div>
+            <Pager page={page} totalPages={totalPages} onPage={(p) => update({ page: String(p) })} />
+          </>
+        )}
+      </LoadedView>
     </div>
   );
 }

@@ -12,7 +12,7 @@ import { projectPath } from "../../app/routes";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
 import { ErrorState, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { createVersion, getVersion, uiPrompts, type VersionSummary } from "./api";
 import { canWrite, formatShort, formatWhen, Labels } from "./common";
 import { DiffView } from "./DiffView";

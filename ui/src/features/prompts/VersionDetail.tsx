@@ -9,7 +9,7 @@ import { describeError } from "../../api/client";
 import { useProject } from "../../app/project";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { getVersion, setLabels, type PromptVersion } from "./api";
 import { formatWhen, Labels, Tags } from "./common";
 import { labelsProblem, splitList } from "./editor";

@@ -11,7 +11,7 @@ import { publicApi, publicPagePath, type PublicApi } from "../../api/publicLinks
 import type { SessionTrace } from "../../api/sessions";
 import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatCount, formatDateTime, formatDuration } from "../sessions/format";
+import { formatCount, formatDateTime, formatDuration } from "../../components/format";
 import { IoPreview } from "../sessions/IoPreview";
 import { Summary } from "../sessions/SessionPage";
 import { useLoad } from "../trace/useLoad";

@@ -9,7 +9,7 @@ import { Link } from "react-router";
 import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
 import { Rendered, useFullValue } from "../../components/value/FullValue";
-import { formatCount } from "./format";
+import { formatCount } from "../../components/format";
 
 /** Characters above which a preview starts folded. */
 const FOLD_CHARS = 320;

@@ -2,21 +2,23 @@
 // time, filtered by a time range and a search over session and user ids. Everything the list
 // shows is in the URL, so a filtered list can be shared.
 
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router";
+import { useCallback, useMemo } from "react";
+import { Link, useNavigate } from "react-router";
 
 import { dataModel, sessions, SESSIONS_PAGE_SIZE, type SessionSummary } from "../../api/sessions";
 import { useProject } from "../../app/project";
 import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { DataTable, type Column } from "../../components/DataTable";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatAgo, formatCompact, formatCost, formatCount, formatDateTime, formatDuration } from "./format";
+import { EmptyState } from "../../components/States";
+import { LoadedView } from "../../components/LoadedView";
+import { Pager } from "../../components/Pager";
+import { formatAgo, formatCompact, formatCost, formatCount, formatDateTime, formatDuration } from "../../components/format";
 import { PRESETS, rangeProblem, rangeQuery, readRange, type RangeChoice } from "./range";
-import { useLoad } from "./useLoad";
+import { useListParams, useTypedSearch } from "../../components/useListParams";
+import { useLoad } from "../../components/useLoad";
 
 /** How long the search box waits for typing to stop before it asks the server. */
-const SEARCH_DELAY_MS = 300;
 const MAX_SEARCH_CHARS = 200;
 
 export function sessionHref(sessionId: string): string {
@@ -75,39 +77,14 @@ export function SessionList() {
   const { project } = useProject();
   const model = dataModel(useMe());
   const navigate = useNavigate();
-  const [params, setParams] = useSearchParams();
+  const { params, page, update } = useListParams();
   const range = readRange(params);
   const search = params.get("q") ?? "";
-  const page = Math.max(1, Number.parseInt(params.get("page") ?? "1", 10) || 1);
   const problem = rangeProblem(range);
 
-  /** Changes the URL's filters; any change of filter goes back to the first page. */
-  const update = useCallback(
-    (changes: Record<string, string | null>) => {
-      setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [key, value] of Object.entries(changes)) {
-            if (value === null || value === "") next.delete(key);
-            else next.set(key, value);
-          }
-          if (!("page" in changes)) next.delete("page");
-          return next;
-        },
-        { replace: true },
-      );
-    },
-    [setParams],
-  );
-
   // The box answers every keystroke; the URL (and the server) only once typing pauses.
-  const [typed, setTyped] = useState(search);
-  useEffect(() => setTyped(search), [search]);
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const timer = setTimeout(() => update({ q: typed.trim() }), SEARCH_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [typed, search, update]);
+  const commitSearch = useCallback((text: string) => update({ q: text }), [update]);
+  const [typed, setTyped] = useTypedSearch(search, commitSearch);
 
   // The range is read at each load (a preset moves with the clock), so Refresh shows what is new.
   const result = useLoad(
@@ -199,53 +176,36 @@ export function SessionList() {
         <p className="inline-error" role="alert">
           {problem}
         </p>
-      ) : result.error && !data ? (
-        <ErrorState error={result.error} onRetry={result.reload} />
-      ) : !data ? (
-        <Loading label="Loading sessions…" />
       ) : (
-        <>
-          {result.error !== undefined && (
-            <p className="inline-error" role="alert">
-              The list could not be refreshed; it shows the last answer.
-            </p>
+        <LoadedView result={result} loadingLabel="Loading sessions…">
+          {(data) => (
+            <>
+              <div className="table-frame" aria-busy={result.loading}>
+                <DataTable
+                  label="Sessions"
+                  columns={table}
+                  rows={data.data}
+                  rowKey={(s) => s.id}
+                  onRowClick={(s) => navigate(sessionHref(s.id))}
+                  empty={
+                    <EmptyState title={search ? "No session matches" : "No sessions in this time range"}>
+                      {search ? (
+                        <p>No session or user id contains “{search}”.</p>
+                      ) : (
+                        <p>
+                          A session groups the traces that share a session id: send <code>session.id</code> (or{" "}
+                          <code>langfuse.session.id</code>) on your spans, or <code>sessionId</code> with the SDKs. Try a longer
+                          time range.
+                        </p>
+                      )}
+                    </EmptyState>
+                  }
+                />
+              </div>
+              <Pager page={page} totalPages={totalPages} onPage={(p) => update({ page: String(p) })} />
+            </>
           )}
-          <div className="sessions__table" aria-busy={result.loading}>
-            <DataTable
-              label="Sessions"
-              columns={table}
-              rows={data.data}
-              rowKey={(s) => s.id}
-              onRowClick={(s) => navigate(sessionHref(s.id))}
-              empty={
-                <EmptyState title={search ? "No session matches" : "No sessions in this time range"}>
-                  {search ? (
-                    <p>No session or user id contains “{search}”.</p>
-                  ) : (
-                    <p>
-                      A session groups the traces that share a session id: send <code>session.id</code> (or{" "}
-                      <code>langfuse.session.id</code>) on your spans, or <code>sessionId</code> with the SDKs. Try a longer
-                      time range.
-                    </p>
-                  )}
-                </EmptyState>
-              }
-            />
-          </div>
-          {totalPages > 1 && (
-            <nav className="pager" aria-label="Pages">
-              <Button size="sm" disabled={page <= 1} onClick={() => update({ page: String(page - 1) })}>
-                Previous
-              </Button>
-              <span>
-                Page {formatCount(page)} of {formatCount(totalPages)}
-              </span>
-              <Button size="sm" disabled={page >= totalPages} onClick={() => update({ page: String(page + 1) })}>
-                Next
-              </Button>
-            </nav>
-          )}
-        </>
+        </LoadedView>
       )}
     </div>
   );

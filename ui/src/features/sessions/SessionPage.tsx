@@ -13,9 +13,9 @@ import { projectPath } from "../../app/routes";
 import { useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
-import { formatCost, formatCount, formatDateTime, formatDuration } from "./format";
+import { formatCost, formatCount, formatDateTime, formatDuration } from "../../components/format";
 import { IoPreview } from "./IoPreview";
-import { useLoad } from "./useLoad";
+import { useLoad } from "../../components/useLoad";
 import { PublicLinkToggle } from "../public/PublicLinkToggle";
 
 /** Traces per request. */

@@ -3,10 +3,10 @@
 
 import { useState } from "react";
 
-import { Button } from "../../components/Button";
 import { ErrorState, Loading } from "../../components/States";
-import { formatDateTime } from "../sessions/format";
-import { useLoad } from "../sessions/useLoad";
+import { Pager } from "../../components/Pager";
+import { formatDateTime } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
 import { AUDIT_PAGE_SIZE, settings, type AuditEntry } from "./api";
 
 /** What changed, in a few words, from the entry's details. */
@@ -63,17 +63,16 @@ export function AuditLog({ orgId }: { orgId: string }) {
           </tbody>
         </table>
       </div>
-      <nav className="pager" aria-label="Audit log pages">
-        <Button size="sm" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-          Newer
-        </Button>
-        <span>
-          Page {meta.page} of {Math.max(meta.totalPages, 1)} ({AUDIT_PAGE_SIZE} per page, {meta.totalItems} entries)
-        </span>
-        <Button size="sm" disabled={page >= meta.totalPages} onClick={() => setPage(page + 1)}>
-          Older
-        </Button>
-      </nav>
+      <Pager
+        page={meta.page}
+        totalPages={meta.totalPages}
+        onPage={setPage}
+        label="Audit log pages"
+        previousLabel="Newer"
+        nextLabel="Older"
+        detail={`(${AUDIT_PAGE_SIZE} per page, ${meta.totalItems} entries)`}
+        always
+      />
     </div>
   );
 }

@@ -9,7 +9,7 @@ import type { Role } from "../../api/types";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { settings, type Invited, type OrgMember, type ProjectMember } from "./api";
 import { ConfirmDialog } from "./Dialog";
 import { checkEmail, EMAIL_MAX, ROLES } from "./forms";

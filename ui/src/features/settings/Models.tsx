@@ -10,11 +10,13 @@ import type { ProjectApi } from "../../api/public";
 import type { Paginated } from "../../api/types";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
+import { Pager } from "../../components/Pager";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { ConfirmDialog } from "./Dialog";
-import { MODEL_NAME_MAX, modelRequest, PATTERN_MAX, UNITS, type ModelForm, type Problems, type UsageUnit } from "./forms";
+import { MODEL_NAME_MAX, modelRequest, PATTERN_MAX, UNITS, type ModelForm, type UsageUnit } from "./forms";
 import { useAction } from "./useAction";
+import { useCheckedForm } from "./useCheckedForm";
 
 interface Model {
   id: string;
@@ -37,26 +39,9 @@ function prices(model: Model): string {
 }
 
 function NewModel({ api, onCreated }: { api: ProjectApi; onCreated(): void }) {
-  const [form, setForm] = useState<ModelForm>(EMPTY);
-  const [problems, setProblems] = useState<Problems<keyof ModelForm>>({});
-  const action = useAction();
-  const set = (patch: Partial<ModelForm>) => setForm((f) => ({ ...f, ...patch }));
+  const { form, set, problems, action, submit } = useCheckedForm(EMPTY, modelRequest, (value) => api.post<Model>("models", value), onCreated);
   const setPrice = (index: number, patch: Partial<{ key: string; price: string }>) =>
     set({ prices: form.prices.map((row, i) => (i === index ? { ...row, ...patch } : row)) });
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const checked = modelRequest(form);
-    if (!checked.ok) {
-      setProblems(checked.problems);
-      return;
-    }
-    setProblems({});
-    const created = await action.run(() => api.post<Model>("models", checked.value));
-    if (created) {
-      setForm(EMPTY);
-      onCreated();
-    }
-  };
   return (
     <form className="settings-form" aria-label="New model" onSubmit={(e) => void submit(e)} noValidate>
       <div className="settings-row">
@@ -169,19 +154,7 @@ export function Models({ api, canWrite }: { api: ProjectApi; canWrite: boolean }
           </tbody>
         </table>
       </div>
-      {meta.totalPages > 1 && (
-        <nav className="pager" aria-label="Model pages">
-          <Button size="sm" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </Button>
-          <span>
-            Page {page} of {meta.totalPages}
-          </span>
-          <Button size="sm" disabled={page >= meta.totalPages} onClick={() => setPage(page + 1)}>
-            Next
-          </Button>
-        </nav>
-      )}
+      <Pager page={page} totalPages={meta.totalPages} onPage={setPage} label="Model pages" />
       {canWrite && <NewModel api={api} onCreated={loaded.reload} />}
       {deleting && (
         <ConfirmDialog

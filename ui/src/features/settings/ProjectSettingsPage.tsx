@@ -12,7 +12,7 @@ import { useSession } from "../../app/session";
 import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
+import { useLoad } from "../../components/useLoad";
 import { settings } from "./api";
 import { ApiKeys } from "./ApiKeys";
 import { checkRetention, canManage, canWrite, PROJECT_NAME_MAX } from "./forms";

@@ -2,7 +2,6 @@
 // boolean config, and archiving (a config is never deleted: scores keep pointing at it). MEMBER and
 // above write; a VIEWER sees the list only.
 
-import { useState } from "react";
 
 import { describeError } from "../../api/client";
 import type { ProjectApi } from "../../api/public";
@@ -10,9 +9,10 @@ import type { Paginated } from "../../api/types";
 import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
-import { useLoad } from "../sessions/useLoad";
-import { DESCRIPTION_MAX, SCORE_NAME_MAX, scoreConfigRequest, type Problems, type ScoreConfigForm, type ScoreDataType } from "./forms";
+import { useLoad } from "../../components/useLoad";
+import { DESCRIPTION_MAX, SCORE_NAME_MAX, scoreConfigRequest, type ScoreConfigForm, type ScoreDataType } from "./forms";
 import { useAction } from "./useAction";
+import { useCheckedForm } from "./useCheckedForm";
 
 interface ScoreConfig {
   id: string;
@@ -40,24 +40,7 @@ function shape(config: ScoreConfig): string {
 }
 
 function NewScoreConfig({ api, onCreated }: { api: ProjectApi; onCreated(): void }) {
-  const [form, setForm] = useState<ScoreConfigForm>(EMPTY);
-  const [problems, setProblems] = useState<Problems<keyof ScoreConfigForm>>({});
-  const action = useAction();
-  const set = (patch: Partial<ScoreConfigForm>) => setForm((f) => ({ ...f, ...patch }));
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const checked = scoreConfigRequest(form);
-    if (!checked.ok) {
-      setProblems(checked.problems);
-      return;
-    }
-    setProblems({});
-    const created = await action.run(() => api.post<ScoreConfig>("score-configs", checked.value));
-    if (created) {
-      setForm(EMPTY);
-      onCreated();
-    }
-  };
+  const { form, set, problems, action, submit } = useCheckedForm(EMPTY, scoreConfigRequest, (value) => api.post<ScoreConfig>("score-configs", value), onCreated);
   return (
     <form className="settings-form" aria-label="New score config" onSubmit={(e) => void submit(e)} noValidate>
       <div className="settings-row">

@@ -10,15 +10,13 @@ import { traceApi } from "../../api/trace";
 import { findProject, useMe } from "../../app/session";
 import { Button } from "../../components/Button";
 import { AddToQueue } from "../annotation/AddToQueue";
-import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { ObservationDetailView } from "./ObservationDetailView";
 import { tracePath } from "./paths";
-import { formatCost, formatDuration } from "./preview";
 import { isStored, type Pending } from "./Scores";
-import { ancestors, buildTree, defaultRow, durationOf, nameOf, visibleRows } from "./tree";
-import { TraceTreeView } from "./TraceTreeView";
+import { buildTree } from "./tree";
+import { TraceHeading, TracePanes, useTreeState } from "./TraceLayout";
 import { useEarlyLoad, useLoad } from "./useLoad";
-import { TraceGraph, ViewSwitch, type TraceViewMode } from "./graph";
+import { ViewSwitch, type TraceViewMode } from "./graph";
 import { PublicLinkToggle } from "../public/PublicLinkToggle";
 import "./trace.css";
 
@@ -58,26 +56,11 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
 
   const [tree, reloadTree] = useEarlyLoad(async () => buildTree(await api.tree(traceId, model)), [api, traceId, model]);
   const trace = tree.status === "done" ? tree.data : null;
-  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const [mode, setMode] = useState<TraceViewMode>("tree");
-  const rows = useMemo(() => (trace ? visibleRows(trace, collapsed) : new Int32Array()), [trace, collapsed]);
-  const named = trace && observationId !== undefined ? trace.rowOf.get(observationId) : undefined;
-  const selectedRow = trace ? (named ?? defaultRow(trace)) : -1;
+  const state = useTreeState(trace, observationId);
+  const { rows, selectedRow } = state;
   // A deep link's detail loads beside the tree; without one it waits for the tree's root.
   const selectedId = trace ? trace.ids[selectedRow] : observationId;
-
-  // A selected node inside a collapsed subtree is shown: its ancestors open.
-  useEffect(() => {
-    if (!trace || selectedRow < 0) return;
-    const hidden = ancestors(trace, selectedRow).filter((row) => collapsed.has(row));
-    if (hidden.length > 0) {
-      setCollapsed((current) => {
-        const next = new Set(current);
-        hidden.forEach((row) => next.delete(row));
-        return next;
-      });
-    }
-  }, [trace, selectedRow, collapsed]);
 
   const [detail, reloadDetail] = useEarlyLoad(
     () => (selectedId === undefined ? new Promise<never>(() => undefined) : api.detail(traceId, selectedId, model)),
@@ -110,15 +93,6 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
     },
     [trace, onSelectObservation],
   );
-  const toggle = useCallback((row: number) => {
-    setCollapsed((current) => {
-      const next = new Set(current);
-      if (next.has(row)) next.delete(row);
-      else next.add(row);
-      return next;
-    });
-  }, []);
-
   // j/k and Esc from anywhere while the panel is open (see index.ts). Keys pressed faster than the
   // host's URL follows move on from the row last asked for, until the selection gets there.
   const intended = useRef<number | null>(null);
@@ -149,108 +123,53 @@ function Panel({ projectId, traceId, observationId, onSelectObservation, onClose
     return () => window.removeEventListener("keydown", onKey, { capture: true });
   }, []);
 
-  const summary = useMemo(() => {
-    if (!trace) return null;
-    let cost = 0;
-    let priced = false;
-    for (let i = 0; i < trace.count; i++) {
-      const c = trace.costs[i] as number;
-      if (!Number.isNaN(c)) {
-        cost += c;
-        priced = true;
-      }
-    }
-    const root = defaultRow(trace);
-    return { name: root >= 0 ? nameOf(trace, root) : "", cost: priced ? cost : null };
-  }, [trace]);
-
-  const durationMicros =
-    trace && selectedRow >= 0 ? (durationOf(trace, selectedRow) ?? (trace.reach[selectedRow] as number) - (trace.starts[selectedRow] as number)) : null;
-
   return (
     <section className="trace-view" aria-label="Trace">
-      <header className="trace-view__header">
-        <div className="trace-view__heading">
-          <p className="page__eyebrow">Trace</p>
-          <h2 className="trace-view__title">{summary?.name || traceId}</h2>
-          <p className="muted trace-view__facts">
-            <span className="mono">{traceId}</span>
-            {trace && (
-              <>
-                {" · "}
-                {trace.count.toLocaleString()} {trace.count === 1 ? "observation" : "observations"}
-                {" · "}
-                {formatDuration(trace.span)}
-                {summary?.cost !== null && summary?.cost !== undefined && ` · ${formatCost(summary.cost)}`}
-              </>
+      <TraceHeading
+        trace={trace}
+        traceId={traceId}
+        actions={
+          <>
+            <PublicLinkToggle projectId={projectId} kind="trace" targetId={traceId} canWrite={canWrite} />
+            {canWrite && <AddToQueue projectId={projectId} traceId={traceId} observationId={selectedId} />}
+            <ViewSwitch mode={mode} onChange={setMode} />
+            {!onItsPage && (
+              <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
+                Open as page
+              </Link>
             )}
-          </p>
-        </div>
-        <div className="trace-view__actions">
-          <PublicLinkToggle projectId={projectId} kind="trace" targetId={traceId} canWrite={canWrite} />
-          {canWrite && <AddToQueue projectId={projectId} traceId={traceId} observationId={selectedId} />}
-          <ViewSwitch mode={mode} onChange={setMode} />
-          {!onItsPage && (
-            <Link className="button button--ghost button--sm" to={tracePath(projectId, traceId, selectedId)}>
-              Open as page
-            </Link>
-          )}
-          <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close trace" title="Close (Esc)">
-            ✕
-          </Button>
-        </div>
-      </header>
-      <div className="trace-view__body">
-        <div className="trace-view__tree">
-          {tree.status === "loading" && <Loading label="Loading the trace…" />}
-          {tree.status === "error" && <ErrorState error={tree.error} title="The trace could not be loaded" onRetry={() => void reloadTree()} />}
-          {trace &&
-            (trace.count === 0 ? (
-              <EmptyState title="No observations" />
-            ) : mode === "graph" ? (
-              <TraceGraph tree={trace} selectedRow={selectedRow} onSelect={select} />
-            ) : (
-              <>
-                <div className="trace-tree__head" aria-hidden="true">
-                  <span>Observation</span>
-                  <span className="trace-tree__scale">
-                    <span>0</span>
-                    <span>{formatDuration(trace.span)}</span>
-                  </span>
-                </div>
-                <TraceTreeView
-                  model={trace}
-                  rows={rows}
-                  selected={selectedRow}
-                  collapsed={collapsed}
-                  onSelect={(row) => {
-                    intended.current = null;
-                    select(row);
-                  }}
-                  onToggle={toggle}
-                />
-              </>
-            ))}
-        </div>
-        <div className="trace-view__detail">
-          {detail.status === "error" && <ErrorState error={detail.error} title="The observation could not be loaded" onRetry={() => void reloadDetail()} />}
-          {detail.status === "loading" && detail.data === undefined && <Loading label="Loading the observation…" />}
-          {detail.data && (
-            <ObservationDetailView
-              key={detail.data.id}
-              api={api}
-              detail={detail.data}
-              model={model}
-              configs={configs.data ?? null}
-              people={people}
-              canWrite={canWrite}
-              pending={pending}
-              onPending={(change) => setPending((current) => [...current, change])}
-              durationMicros={durationMicros}
-            />
-          )}
-        </div>
-      </div>
+            <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close trace" title="Close (Esc)">
+              ✕
+            </Button>
+          </>
+        }
+      />
+      <TracePanes
+        tree={tree}
+        reloadTree={() => void reloadTree()}
+        state={state}
+        mode={mode}
+        onSelect={(row) => {
+          intended.current = null;
+          select(row);
+        }}
+        detail={detail}
+        reloadDetail={() => void reloadDetail()}
+        renderDetail={(data) => (
+          <ObservationDetailView
+            key={data.id}
+            api={api}
+            detail={data}
+            model={model}
+            configs={configs.data ?? null}
+            people={people}
+            canWrite={canWrite}
+            pending={pending}
+            onPending={(change) => setPending((current) => [...current, change])}
+            durationMicros={state.durationMicros}
+          />
+        )}
+      />
     </section>
   );
 }
