@@ -1,8 +1,8 @@
 //! Monitors (`/api/public/monitors…`, docs/monitors.md) through running `web` and `worker`
 //! binaries: a monitor over real ingested data (OTLP spans with errors) goes ALERTING and back to
 //! OK, notifying a signed webhook on loopback once per transition, retried through failures; no
-//! storm; mute. Then what the API refuses: bad input, roles over the session, other projects,
-//! channel secrets without `ENCRYPTION_KEY`.
+//! storm; a worker restart; mute. Then what the API refuses: bad input, roles over the session,
+//! other projects, channel secrets without `ENCRYPTION_KEY`.
 
 use std::time::{Duration, Instant};
 
@@ -164,6 +164,11 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     let (_, listed) = call(&app, "GET", &notifications, &key, None).await;
     assert_eq!(listed["meta"]["totalItems"], 1, "{listed}");
     assert_eq!(receiver.received().len(), 3);
+
+    // A worker stopped and another started: the next one goes on from what PostgreSQL holds.
+    crate::lifecycle::terminate(&mut worker).await;
+    worker = App::spawn("worker", &stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
 
     // The threshold moves above the value: back to OK, one resolved notification.
     let (status, patched) = call(&app, "PATCH", &path, &key, Some(json!({"threshold": 100}))).await;
