@@ -87,7 +87,6 @@ async fn a_monitor_over_ingested_errors_alerts_once_and_recovers() {
     let mut stack = Stack::new().await;
     for (name, value) in [
         ("ENCRYPTION_KEY", KEY_HEX),
-        ("LANGFUSE_MONITORS_ALLOW_PRIVATE_TARGETS", "true"),
         ("LANGFUSE_MONITORS_POLL_INTERVAL_MS", "200"),
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
     ] {
@@ -249,8 +248,8 @@ async fn monitors_check_input_roles_and_projects() {
             "one number",
         ),
         (
-            with(json!({"channels": [{"type": "webhook", "url": "http://127.0.0.1:1/x", "secret": SECRET}]})),
-            "ALLOW_PRIVATE_TARGETS",
+            with(json!({"channels": [{"type": "webhook", "url": "http://10.1.2.3:1/x", "secret": SECRET}]})),
+            "LANGFUSE_OUTBOUND_ALLOWED_HOSTS",
         ),
         (
             with(json!({"channels": [{"type": "webhook", "url": "https://x.example", "secret": "short"}]})),

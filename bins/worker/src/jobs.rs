@@ -85,7 +85,8 @@ fn monitors(config: &Config, stores: &Stores) -> monitors::Monitors {
         settings: config.monitors.clone(),
         write_mode: config.migration.write_mode,
         key: config.auth.encryption_key.clone(),
-        http: monitors::http_client(),
+        policy: config.auth.outbound.clone(),
+        http: monitors::http_client(&config.auth.outbound),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod config;
 pub mod event;
 pub mod experiment;
 pub mod identity;
+pub mod outbound;
 pub mod password;
 pub mod pricing;
 pub mod score_config;

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use sqlx::types::Json;
 
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 use reads::Params;
 use reads::metrics::Version;
@@ -19,11 +20,11 @@ use crate::model::{
 };
 
 /// What a write needs besides the body: which views the deployment's monitors read, the key that
-/// seals channel secrets, and whether channels may target private addresses.
+/// seals channel secrets, and which addresses channels may reach.
 pub struct Rules<'a> {
     pub version: Version,
     pub key: Option<&'a EncryptionKey>,
-    pub allow_private_targets: bool,
+    pub policy: &'a OutboundPolicy,
 }
 
 pub(crate) const COLUMNS: &str = "id, project_id, name, description, query, window_seconds, comparison, threshold, \
@@ -109,7 +110,7 @@ pub async fn create(
     check_interval(new.interval_seconds)?;
     check_threshold(new.threshold)?;
     new.query.check(rules.version)?;
-    let channels = seal(new.channels, rules.key, rules.allow_private_targets)?;
+    let channels = seal(new.channels, rules.key, rules.policy)?;
     let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1")
         .bind(project)
         .fetch_one(pool)
@@ -202,7 +203,7 @@ pub async fn update(
         row.comparison = comparison.as_str().to_owned();
     }
     if let Some(channels) = patch.channels {
-        row.channels = Json(seal(channels, rules.key, rules.allow_private_targets)?);
+        row.channels = Json(seal(channels, rules.key, rules.policy)?);
     }
     let sql = format!(
         "UPDATE monitors SET name = $3, description = $4, query = $5, window_seconds = $6, comparison = $7, \

@@ -2,12 +2,11 @@
 //! or a GitHub `repository_dispatch` (a CI trigger). Their secrets are stored encrypted under
 //! `ENCRYPTION_KEY` and decrypted only to send.
 
-use std::net::IpAddr;
-
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use domain::outbound::OutboundPolicy;
 use domain::secrets::{ENCRYPTION_KEY, EncryptionKey, display_form};
 use resources::{Error, Result};
 
@@ -60,7 +59,7 @@ impl StoredChannel {
 pub fn seal(
     inputs: Vec<ChannelInput>,
     key: Option<&EncryptionKey>,
-    allow_private: bool,
+    policy: &OutboundPolicy,
 ) -> Result<Vec<StoredChannel>> {
     if inputs.len() > crate::model::MAX_CHANNELS {
         return Err(Error::bad_request(format!(
@@ -84,7 +83,7 @@ pub fn seal(
             let at = |field: &str| format!("channels[{i}].{field}");
             let stored = match input {
                 ChannelInput::Webhook { url, secret } => {
-                    check_url(&url, &at("url"), allow_private)?;
+                    check_url(&url, &at("url"), policy)?;
                     let length = secret.chars().count();
                     if !(MIN_SECRET..=MAX_SECRET).contains(&length) {
                         return Err(Error::bad_request(format!(
@@ -103,7 +102,7 @@ pub fn seal(
                     }
                 }
                 ChannelInput::Slack { url } => {
-                    check_url(&url, &at("url"), allow_private)?;
+                    check_url(&url, &at("url"), policy)?;
                     StoredChannel {
                         kind: "slack".into(),
                         url: None,
@@ -160,52 +159,18 @@ fn check_github_name(name: &str, field: &str) -> Result<()> {
     }
 }
 
-/// An http(s) URL with a host; unless `allow_private`, not a loopback, private, link-local or
-/// unspecified address literal, nor `localhost` (a member could otherwise make the worker call
-/// services inside the deployment's network). Names are not resolved here: see docs/monitors.md.
-pub fn check_url(url: &str, field: &str, allow_private: bool) -> Result<()> {
+/// An http(s) URL of at most [`MAX_URL`] characters that the outbound policy lets the worker call
+/// (`outbound::check_url`: no loopback, private, link-local or other non-public address unless
+/// `LANGFUSE_OUTBOUND_ALLOWED_HOSTS` lists it; names are checked again at every connection).
+pub fn check_url(url: &str, field: &str, policy: &OutboundPolicy) -> Result<()> {
     if url.len() > MAX_URL {
         return Err(Error::bad_request(format!("{field} must be at most {MAX_URL} characters")));
     }
-    let parsed =
-        url::Url::parse(url).map_err(|e| Error::bad_request(format!("{field} is not a URL: {e}")))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(Error::bad_request(format!("{field} must be an http or https URL")));
-    }
-    let private = match parsed.host() {
-        None => return Err(Error::bad_request(format!("{field} must name a host"))),
-        Some(url::Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => private_ip(IpAddr::V4(ip)),
-        Some(url::Host::Ipv6(ip)) => private_ip(IpAddr::V6(ip)),
-    };
-    if private && !allow_private {
-        return Err(Error::bad_request(format!(
-            "{field} points at a loopback or private address; set LANGFUSE_MONITORS_ALLOW_PRIVATE_TARGETS=true to \
-             allow that"
-        )));
+    let parsed = outbound::check_url(policy, url).map_err(|e| Error::bad_request(format!("{field}: {e}")))?;
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(Error::bad_request(format!("{field} must name a host")));
     }
     Ok(())
-}
-
-fn private_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            v4.is_loopback() || v4.is_private() || v4.is_link_local() || v4.is_unspecified() || v4.is_broadcast()
-                // 100.64.0.0/10, carrier-grade NAT, often internal too.
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
-        }
-        IpAddr::V6(v6) => {
-            let segments = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (segments[0] & 0xfe00) == 0xfc00 // unique local
-                || (segments[0] & 0xffc0) == 0xfe80 // link local
-                || v6.to_ipv4_mapped().is_some_and(|v4| private_ip(IpAddr::V4(v4)))
-        }
-    }
 }
 
 /// `t=<timestamp>,v1=<hex>`: HMAC-SHA256 under `secret` of `<timestamp>.<body>`.
@@ -292,6 +257,7 @@ pub fn request(
     event: &str,
     key: Option<&EncryptionKey>,
     github_api_url: &str,
+    policy: &OutboundPolicy,
     now: i64,
 ) -> std::result::Result<Request, String> {
     let key = key.ok_or_else(|| {
@@ -300,7 +266,7 @@ pub fn request(
     let secret = key.decrypt(&channel.secret).map_err(|e| e.to_string())?;
     let json = ("content-type".to_owned(), "application/json".to_owned());
     let agent = ("user-agent".to_owned(), "Loupe-Monitors".to_owned());
-    Ok(match channel.kind.as_str() {
+    let request = match channel.kind.as_str() {
         "webhook" => Request {
             url: channel.url.clone().unwrap_or_default(),
             headers: vec![
@@ -329,12 +295,20 @@ pub fn request(
             body: body.to_owned(),
         },
         other => return Err(format!("unknown channel type `{other}`")),
-    })
+    };
+    // Checked again at send time: the policy may have changed since the channel was saved, and an
+    // address written in a URL never reaches the client's guarded resolver.
+    outbound::check_url(policy, &request.url).map_err(|e| e.to_string())?;
+    Ok(request)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn public() -> OutboundPolicy {
+        OutboundPolicy::default()
+    }
 
     fn key() -> EncryptionKey {
         EncryptionKey::parse(&"ab".repeat(32)).unwrap()
@@ -363,37 +337,43 @@ mod tests {
                 event_type: "loupe-monitor".into(),
             },
         ];
-        let stored = seal(inputs, Some(&key()), false).unwrap();
+        let stored = seal(inputs, Some(&key()), &public()).unwrap();
         let shown =
             serde_json::to_string(&stored.iter().map(StoredChannel::body).collect::<Vec<_>>()).unwrap();
         assert!(!shown.contains("ghp_secret") && !shown.contains("hooks.slack.com"), "{shown}");
         assert!(shown.contains("...wxyz") && shown.contains("...1234"), "{shown}");
         assert_eq!(key().decrypt(&stored[2].secret).unwrap(), "ghp_secret1234");
-        let request =
-            request(&stored[2], "{}", "n1", "monitor.alerting", Some(&key()), "http://gh", 1).unwrap();
-        assert_eq!(request.url, "http://gh/repos/acme/app/dispatches");
-        assert!(request.headers.contains(&("authorization".into(), "Bearer ghp_secret1234".into())));
+        let policy = public();
+        let make = |channel: &StoredChannel, github: &str| {
+            request(channel, "{}", "n1", "monitor.alerting", Some(&key()), github, &policy, 1)
+        };
+        let dispatch = make(&stored[2], "http://gh.example").unwrap();
+        assert_eq!(dispatch.url, "http://gh.example/repos/acme/app/dispatches");
+        assert!(dispatch.headers.contains(&("authorization".into(), "Bearer ghp_secret1234".into())));
+        assert!(make(&stored[0], "http://10.0.0.1").is_ok(), "the webhook's own URL is public");
+        let refused = make(&stored[2], "http://10.0.0.1").err().unwrap_or_default();
+        assert!(refused.contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "checked at send time: {refused}");
     }
 
     #[test]
     fn bad_channels_are_refused_with_where() {
         let webhook =
             |url: &str, secret: &str| ChannelInput::Webhook { url: url.into(), secret: secret.into() };
-        let error = |inputs, allow| seal(inputs, Some(&key()), allow).unwrap_err().to_string();
-        assert!(error(vec![webhook("ftp://x", &"s".repeat(16))], false).contains("channels[0].url"));
-        assert!(error(vec![webhook("https://x.example", "short")], false).contains("channels[0].secret"));
-        for private in [
-            "http://127.0.0.1:9/h",
-            "http://localhost/h",
-            "http://10.1.2.3/",
-            "http://[::1]/",
-            "http://169.254.169.254/",
-        ] {
+        let allow_all = OutboundPolicy::allow_all();
+        let error =
+            |inputs, policy: &OutboundPolicy| seal(inputs, Some(&key()), policy).unwrap_err().to_string();
+        assert!(error(vec![webhook("ftp://x", &"s".repeat(16))], &public()).contains("channels[0].url"));
+        assert!(error(vec![webhook("https://x.example", "short")], &public()).contains("channels[0].secret"));
+        // Addresses written in the URL are refused on save; names are refused when resolved.
+        for private in
+            ["http://127.0.0.1:9/h", "http://10.1.2.3/", "http://[::1]/", "http://169.254.169.254/"]
+        {
+            let refused = error(vec![webhook(private, &"s".repeat(16))], &public());
             assert!(
-                error(vec![webhook(private, &"s".repeat(16))], false).contains("ALLOW_PRIVATE_TARGETS"),
-                "{private}"
+                refused.contains("channels[0].url") && refused.contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"),
+                "{refused}"
             );
-            assert!(seal(vec![webhook(private, &"s".repeat(16))], Some(&key()), true).is_ok());
+            assert!(seal(vec![webhook(private, &"s".repeat(16))], Some(&key()), &allow_all).is_ok());
         }
         let github = ChannelInput::Github {
             owner: "a/b".into(),
@@ -401,9 +381,9 @@ mod tests {
             token: "t".into(),
             event_type: "e".into(),
         };
-        assert!(error(vec![github], false).contains("channels[0].owner"));
-        let no_key = seal(vec![webhook("https://x.example", &"s".repeat(16))], None, false).unwrap_err();
+        assert!(error(vec![github], &public()).contains("channels[0].owner"));
+        let no_key = seal(vec![webhook("https://x.example", &"s".repeat(16))], None, &public()).unwrap_err();
         assert!(no_key.to_string().contains("ENCRYPTION_KEY"));
-        assert!(seal(vec![], None, false).unwrap().is_empty(), "no channel needs no key");
+        assert!(seal(vec![], None, &public()).unwrap().is_empty(), "no channel needs no key");
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 use sqlx::types::Json;
 
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 
 use crate::channels::{self, StoredChannel};
@@ -59,6 +60,7 @@ pub(crate) async fn deliver(
     http: &reqwest::Client,
     key: Option<&EncryptionKey>,
     github_api_url: &str,
+    policy: &OutboundPolicy,
     pending: Pending,
 ) -> storage::Result<bool> {
     let attempt_number = pending.attempts + 1;
@@ -72,6 +74,7 @@ pub(crate) async fn deliver(
         event,
         key,
         github_api_url,
+        policy,
         now,
     ) {
         Err(error) => Attempt { status_code: None, error: Some(error), retry: false },
@@ -125,7 +128,12 @@ async fn send(http: &reqwest::Client, request: channels::Request) -> Attempt {
         builder = builder.header(name, value);
     }
     match builder.send().await {
-        Err(error) => Attempt { status_code: None, error: Some(without_url(&error)), retry: true },
+        // A refused address stays refused: no point in retrying it.
+        Err(error) => {
+            let words = without_url(&error);
+            let refused = words.contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS");
+            Attempt { status_code: None, error: Some(words), retry: !refused }
+        }
         Ok(response) => {
             let status = response.status();
             let code = i32::from(status.as_u16());

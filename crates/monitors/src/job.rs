@@ -9,6 +9,7 @@ use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
 use domain::config::{MonitorSettings, WriteMode};
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 use storage::clickhouse::ClickHouse;
 
@@ -26,6 +27,9 @@ pub struct Monitors {
     pub settings: MonitorSettings,
     pub write_mode: WriteMode,
     pub key: Option<EncryptionKey>,
+    /// Which addresses channels may reach (`LANGFUSE_OUTBOUND_ALLOWED_HOSTS`).
+    pub policy: OutboundPolicy,
+    /// Built by [`http_client`] over the same policy.
     pub http: reqwest::Client,
 }
 
@@ -38,9 +42,11 @@ pub struct Tick {
     pub undelivered: usize,
 }
 
-/// The HTTP client of the channels: no redirects (a receiver cannot bounce the worker elsewhere).
-pub fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
+/// The HTTP client of the channels: the outbound crate's guarded resolver (every address a name
+/// resolves to is checked against `policy`), and no redirects (a notification is a POST that a
+/// receiver should answer, not bounce elsewhere).
+pub fn http_client(policy: &OutboundPolicy) -> reqwest::Client {
+    outbound::guarded_builder(std::sync::Arc::new(policy.clone()))
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(std::time::Duration::from_secs(5))
         .build()
@@ -90,7 +96,7 @@ impl Monitors {
         let key = self.key.as_ref();
         let github = self.settings.github_api_url.as_str();
         let results: Vec<storage::Result<bool>> = futures::stream::iter(pending)
-            .map(|p| deliver::deliver(&self.postgres, &self.http, key, github, p))
+            .map(|p| deliver::deliver(&self.postgres, &self.http, key, github, &self.policy, p))
             .buffer_unordered(DELIVERY_CONCURRENCY)
             .collect()
             .await;

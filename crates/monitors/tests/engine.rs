@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 
 use domain::config::{MonitorSettings, WriteMode};
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 use monitors::model::{MonitorPatch, NewMonitor};
 use monitors::{Monitors, Rules, Tick};
@@ -29,6 +30,7 @@ struct Env {
     pool: PgPool,
     clickhouse: ClickHouse,
     key: EncryptionKey,
+    policy: OutboundPolicy,
 }
 
 async fn env() -> Env {
@@ -45,12 +47,19 @@ async fn env() -> Env {
             .await
             .unwrap();
     }
-    Env { _pg: pg, _ch: ch, pool, clickhouse, key: EncryptionKey::parse(&"5a".repeat(32)).unwrap() }
+    Env {
+        _pg: pg,
+        _ch: ch,
+        pool,
+        clickhouse,
+        key: EncryptionKey::parse(&"5a".repeat(32)).unwrap(),
+        policy: OutboundPolicy::allow_all(),
+    }
 }
 
 impl Env {
     fn rules(&self) -> Rules<'_> {
-        Rules { version: reads::metrics::Version::V2, key: Some(&self.key), allow_private_targets: true }
+        Rules { version: reads::metrics::Version::V2, key: Some(&self.key), policy: &self.policy }
     }
 
     fn job(&self, github: &str) -> Monitors {
@@ -61,11 +70,11 @@ impl Env {
                 poll_interval: Duration::from_millis(100),
                 max_per_tick: 20,
                 github_api_url: github.to_owned(),
-                allow_private_targets: true,
             },
             write_mode: WriteMode::EventsOnly,
             key: Some(self.key.clone()),
-            http: monitors::http_client(),
+            policy: self.policy.clone(),
+            http: monitors::http_client(&self.policy),
         }
     }
 

@@ -48,5 +48,8 @@ pub fn stack_env(pg: &TestPostgres, ch: &TestClickHouse) -> BTreeMap<String, Str
     for name in S3_SETTINGS {
         env.insert(name.into(), stack_var(name));
     }
+    // The doubles of outside services (LLM providers, webhook receivers) listen on loopback, which
+    // a deployment refuses unless allowed.
+    env.insert(domain::outbound::ALLOWED_HOSTS.into(), "127.0.0.1,::1,localhost".into());
     env
 }

@@ -36,7 +36,7 @@ fn rules(s: &AppState) -> Rules<'_> {
     Rules {
         version: monitors::model::version_for(s.config.migration.write_mode),
         key: s.config.auth.encryption_key.as_ref(),
-        allow_private_targets: s.config.monitors.allow_private_targets,
+        policy: &s.config.auth.outbound,
     }
 }
 

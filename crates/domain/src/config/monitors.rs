@@ -1,6 +1,6 @@
 //! Tunables of monitors (docs/monitors.md): how often the worker looks for due evaluations and
-//! pending notifications, how many it takes per look, where GitHub's API is, and whether channel
-//! targets may be loopback or private addresses.
+//! pending notifications, how many it takes per look, and where GitHub's API is. Which addresses
+//! channels may reach is `LANGFUSE_OUTBOUND_ALLOWED_HOSTS`'s (`domain::outbound`).
 
 use std::time::Duration;
 
@@ -9,7 +9,6 @@ use super::vars::{Problems, Vars};
 pub const POLL_INTERVAL_MS: &str = "LANGFUSE_MONITORS_POLL_INTERVAL_MS";
 pub const MAX_PER_TICK: &str = "LANGFUSE_MONITORS_MAX_PER_TICK";
 pub const GITHUB_API_URL: &str = "LANGFUSE_MONITORS_GITHUB_API_URL";
-pub const ALLOW_PRIVATE_TARGETS: &str = "LANGFUSE_MONITORS_ALLOW_PRIVATE_TARGETS";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MonitorSettings {
@@ -19,15 +18,12 @@ pub struct MonitorSettings {
     pub max_per_tick: u32,
     /// Base URL of GitHub's REST API (`https://api.github.com`, or a GitHub Enterprise `…/api/v3`).
     pub github_api_url: String,
-    /// Lets channels target loopback, private and link-local addresses (tests, internal receivers).
-    pub allow_private_targets: bool,
 }
 
 impl MonitorSettings {
     pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
         let poll = vars.positive_integer(POLL_INTERVAL_MS, problems);
         let max = vars.positive_integer(MAX_PER_TICK, problems);
-        let allow = vars.bool(ALLOW_PRIVATE_TARGETS, problems);
         let github = vars.string(GITHUB_API_URL).trim().trim_end_matches('/').to_owned();
         let github_ok = github.starts_with("https://") || github.starts_with("http://");
         if !github_ok {
@@ -42,7 +38,6 @@ impl MonitorSettings {
             poll_interval: Duration::from_millis(poll?),
             max_per_tick: u32::try_from(max).ok()?,
             github_api_url: github_ok.then_some(github)?,
-            allow_private_targets: allow?,
         })
     }
 }
@@ -61,7 +56,7 @@ mod tests {
     fn defaults_and_bad_values_name_their_setting() {
         let monitors = load(&[]).unwrap().monitors;
         assert_eq!(monitors.poll_interval, std::time::Duration::from_secs(1));
-        assert_eq!((monitors.max_per_tick, monitors.allow_private_targets), (20, false));
+        assert_eq!(monitors.max_per_tick, 20);
         assert_eq!(monitors.github_api_url, "https://api.github.com");
         let set = load(&[(super::GITHUB_API_URL, "http://127.0.0.1:9/api/v3/"), (super::MAX_PER_TICK, "5")])
             .unwrap();
@@ -73,7 +68,6 @@ mod tests {
             (super::POLL_INTERVAL_MS, "0"),
             (super::MAX_PER_TICK, "1001"),
             (super::GITHUB_API_URL, "api.github.com"),
-            (super::ALLOW_PRIVATE_TARGETS, "maybe"),
         ] {
             let error = load(&[(name, value)]).unwrap_err();
             assert!(error.contains(name), "{name}={value}: {error}");

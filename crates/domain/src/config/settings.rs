@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::outbound::{self, OutboundPolicy};
 use crate::secrets::{ENCRYPTION_KEY, EncryptionKey};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -394,6 +395,9 @@ pub struct AuthSettings {
     /// targets). Optional until such a secret exists; each feature that stores one refuses to
     /// without it, and startup stops when stored secrets exist but the key is unset.
     pub encryption_key: Option<EncryptionKey>,
+    /// `LANGFUSE_OUTBOUND_ALLOWED_HOSTS`: the non-public destinations user-configured URLs may
+    /// reach (webhooks, LLM providers, export targets); public ones always may.
+    pub outbound: OutboundPolicy,
 }
 
 /// `SALT` values anyone can know: unset, and the placeholder of deploy/compose.yaml.
@@ -404,10 +408,14 @@ impl AuthSettings {
         let encryption_key = vars.get(ENCRYPTION_KEY).filter(|k| !k.trim().is_empty()).and_then(|text| {
             EncryptionKey::parse(text).map_err(|message| problems.push(ENCRYPTION_KEY, message)).ok()
         });
+        let outbound = OutboundPolicy::parse(vars.get(outbound::ALLOWED_HOSTS).unwrap_or_default())
+            .map_err(|message| problems.push(outbound::ALLOWED_HOSTS, message))
+            .unwrap_or_default();
         Self {
             salt: vars.string("SALT").into(),
             admin_api_key: vars.get("ADMIN_API_KEY").map(|k| SecretString::from(k.to_owned())),
             encryption_key,
+            outbound,
         }
     }
 

@@ -378,3 +378,15 @@ fn encryption_key_is_optional_and_checked_when_set() {
     assert_eq!(refused(&[("ENCRYPTION_KEY", "not-hex")]), vec![names(&["ENCRYPTION_KEY"])]);
     assert_eq!(refused(&[("ENCRYPTION_KEY", &"zz".repeat(32))]), vec![names(&["ENCRYPTION_KEY"])]);
 }
+
+#[test]
+fn outbound_allowed_hosts_are_parsed_and_a_wrong_entry_stops_startup() {
+    let loopback: std::net::IpAddr = "127.0.0.1".parse().unwrap();
+    assert!(!load(&[]).unwrap().auth.outbound.permits("localhost", loopback));
+    let config = load(&[("LANGFUSE_OUTBOUND_ALLOWED_HOSTS", "127.0.0.1, *.svc.cluster.local")]).unwrap();
+    assert!(config.auth.outbound.permits("localhost", loopback));
+    assert_eq!(
+        refused(&[("LANGFUSE_OUTBOUND_ALLOWED_HOSTS", "10.0.0.0/40")]),
+        vec![names(&["LANGFUSE_OUTBOUND_ALLOWED_HOSTS"])]
+    );
+}
