@@ -241,6 +241,14 @@ pub fn body(kind: &str, channel: &StoredChannel, payload: &Payload) -> String {
     value.to_string()
 }
 
+/// What every delivery needs beside the notification: the key that opens channel secrets (`None`
+/// without `ENCRYPTION_KEY`), GitHub's API base URL, and the outbound policy.
+pub struct Senders<'a> {
+    pub key: Option<&'a EncryptionKey>,
+    pub github_api_url: &'a str,
+    pub policy: &'a OutboundPolicy,
+}
+
 /// One request to send: where, how, what.
 pub struct Request {
     pub url: String,
@@ -255,12 +263,10 @@ pub fn request(
     body: &str,
     notification_id: &str,
     event: &str,
-    key: Option<&EncryptionKey>,
-    github_api_url: &str,
-    policy: &OutboundPolicy,
+    senders: &Senders<'_>,
     now: i64,
 ) -> std::result::Result<Request, String> {
-    let key = key.ok_or_else(|| {
+    let key = senders.key.ok_or_else(|| {
         format!("{ENCRYPTION_KEY} is not set on this worker: the channel's secret cannot be read")
     })?;
     let secret = key.decrypt(&channel.secret).map_err(|e| e.to_string())?;
@@ -281,7 +287,8 @@ pub fn request(
         "slack" => Request { url: secret, headers: vec![json, agent], body: body.to_owned() },
         "github" => Request {
             url: format!(
-                "{github_api_url}/repos/{}/{}/dispatches",
+                "{}/repos/{}/{}/dispatches",
+                senders.github_api_url,
                 channel.owner.as_deref().unwrap_or_default(),
                 channel.repo.as_deref().unwrap_or_default()
             ),
@@ -298,7 +305,7 @@ pub fn request(
     };
     // Checked again at send time: the policy may have changed since the channel was saved, and an
     // address written in a URL never reaches the client's guarded resolver.
-    outbound::check_url(policy, &request.url).map_err(|e| e.to_string())?;
+    outbound::check_url(senders.policy, &request.url).map_err(|e| e.to_string())?;
     Ok(request)
 }
 
@@ -344,8 +351,10 @@ mod tests {
         assert!(shown.contains("...wxyz") && shown.contains("...1234"), "{shown}");
         assert_eq!(key().decrypt(&stored[2].secret).unwrap(), "ghp_secret1234");
         let policy = public();
+        let key = key();
         let make = |channel: &StoredChannel, github: &str| {
-            request(channel, "{}", "n1", "monitor.alerting", Some(&key()), github, &policy, 1)
+            let senders = Senders { key: Some(&key), github_api_url: github, policy: &policy };
+            request(channel, "{}", "n1", "monitor.alerting", &senders, 1)
         };
         let dispatch = make(&stored[2], "http://gh.example").unwrap();
         assert_eq!(dispatch.url, "http://gh.example/repos/acme/app/dispatches");

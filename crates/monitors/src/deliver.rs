@@ -7,9 +7,6 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 use sqlx::types::Json;
 
-use domain::outbound::OutboundPolicy;
-use domain::secrets::EncryptionKey;
-
 use crate::channels::{self, StoredChannel};
 use crate::model::ALERTING;
 
@@ -58,25 +55,15 @@ struct Attempt {
 pub(crate) async fn deliver(
     pool: &PgPool,
     http: &reqwest::Client,
-    key: Option<&EncryptionKey>,
-    github_api_url: &str,
-    policy: &OutboundPolicy,
+    senders: &channels::Senders<'_>,
     pending: Pending,
 ) -> storage::Result<bool> {
     let attempt_number = pending.attempts + 1;
     let event = if pending.transition == ALERTING { "monitor.alerting" } else { "monitor.resolved" };
     let started = Instant::now();
     let now = chrono::Utc::now().timestamp();
-    let attempt = match channels::request(
-        &pending.channel.0,
-        &pending.body,
-        &pending.id,
-        event,
-        key,
-        github_api_url,
-        policy,
-        now,
-    ) {
+    let attempt = match channels::request(&pending.channel.0, &pending.body, &pending.id, event, senders, now)
+    {
         Err(error) => Attempt { status_code: None, error: Some(error), retry: false },
         Ok(request) => send(http, request).await,
     };

@@ -93,10 +93,13 @@ impl Monitors {
             }
         }
         let pending = deliver::claim(&self.postgres, limit).await?;
-        let key = self.key.as_ref();
-        let github = self.settings.github_api_url.as_str();
+        let senders = crate::channels::Senders {
+            key: self.key.as_ref(),
+            github_api_url: &self.settings.github_api_url,
+            policy: &self.policy,
+        };
         let results: Vec<storage::Result<bool>> = futures::stream::iter(pending)
-            .map(|p| deliver::deliver(&self.postgres, &self.http, key, github, &self.policy, p))
+            .map(|p| deliver::deliver(&self.postgres, &self.http, &senders, p))
             .buffer_unordered(DELIVERY_CONCURRENCY)
             .collect()
             .await;
