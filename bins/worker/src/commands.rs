@@ -6,8 +6,7 @@ use anyhow::Context;
 use domain::config::Config;
 use service::Stores;
 
-const USAGE: &str =
-    "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry]";
+const USAGE: &str = "usage: worker [migration-status [--days N] | verify-migration [--project ID] | backfill-retry | retention-status]";
 
 pub enum Command {
     /// Run the worker.
@@ -19,6 +18,7 @@ pub enum Command {
         project: Option<String>,
     },
     BackfillRetry,
+    RetentionStatus,
 }
 
 /// Parses the arguments after the program name; `Err` carries the message for exit code 2.
@@ -40,6 +40,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             (Command::VerifyMigration { project: flag("--project")? }, &["--project"][..])
         }
         Some("backfill-retry") => (Command::BackfillRetry, &[][..]),
+        Some("retention-status") => (Command::RetentionStatus, &[][..]),
         Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
     };
     let (command, flags) = command;
@@ -88,6 +89,14 @@ pub async fn run(command: Command, config: &Config) -> anyhow::Result<i32> {
             for name in reset {
                 println!("{name}: back to pending; the worker resumes it from its saved cursor");
             }
+            Ok(0)
+        }
+        Command::RetentionStatus => {
+            let interval = config.retention.interval.as_secs();
+            let status = resources::retention::status::gather(&stores.postgres, interval)
+                .await
+                .context("retention status")?;
+            print!("{}", resources::retention::status::render(&status, chrono::Utc::now()));
             Ok(0)
         }
     }

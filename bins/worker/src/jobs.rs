@@ -44,6 +44,10 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     tasks.spawn(project_deletions(stores).run(shutdown.clone()));
     tasks.spawn(monitors(config, stores).run(shutdown.clone()));
+    tasks.spawn(retention(config, stores).run(shutdown.clone()));
+    tasks.spawn(crate::evaluations::engine(config, stores, consumer_name()).run(shutdown.clone()));
+    tasks.spawn(scheduled_exports(config, stores).run(shutdown.clone()));
+    tasks.spawn(batch_exports(stores).run(shutdown.clone()));
     Jobs { tasks, heartbeat }
 }
 
@@ -87,6 +91,39 @@ fn monitors(config: &Config, stores: &Stores) -> monitors::Monitors {
         key: config.auth.encryption_key.clone(),
         policy: config.auth.outbound.clone(),
         http: monitors::http_client(&config.auth.outbound),
+    }
+}
+
+/// Enforces projects' retention (docs/retention.md).
+fn retention(config: &Config, stores: &Stores) -> resources::retention::Retention {
+    resources::retention::Retention {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        blobs: stores.blobs.clone(),
+        settings: config.retention.clone(),
+        holder: consumer_name(),
+    }
+}
+
+/// Exports to customers' buckets and one-off batch exports (docs/exports.md).
+fn scheduled_exports(config: &Config, stores: &Stores) -> exports::job::ScheduledExports {
+    let mut job = exports::job::ScheduledExports::new(
+        stores.postgres.clone(),
+        stores.clickhouse.clone(),
+        consumer_name(),
+    );
+    job.encryption_key = config.auth.encryption_key.clone();
+    job.write_mode = config.migration.write_mode;
+    job
+}
+
+fn batch_exports(stores: &Stores) -> exports::batch::BatchExports {
+    exports::batch::BatchExports {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        blobs: stores.blobs.clone(),
+        holder: consumer_name(),
+        poll: std::time::Duration::from_secs(2),
     }
 }
 

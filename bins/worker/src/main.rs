@@ -4,6 +4,7 @@
 use domain::config::Role;
 
 mod commands;
+mod evaluations;
 mod health;
 mod jobs;
 mod prometheus;

@@ -114,10 +114,15 @@ pub enum Action {
     ProjectKeysManage,
     /// Set or remove project roles on that project.
     ProjectMembersManage,
+    /// Create, change or delete a project's LLM connections (their API keys); Langfuse's
+    /// `llmApiKeys:create`/`:update`/`:delete`, given to OWNER and ADMIN.
+    LlmConnectionsManage,
+    /// See and change a project's integrations (blob storage exports), as Langfuse's `integrations:CRUD`.
+    IntegrationsManage,
 }
 
 impl Action {
-    pub const ALL: [Action; 17] = [
+    pub const ALL: [Action; 19] = [
         Action::OrganizationRead,
         Action::OrganizationUpdate,
         Action::OrganizationDelete,
@@ -135,6 +140,8 @@ impl Action {
         Action::ProjectKeysRead,
         Action::ProjectKeysManage,
         Action::ProjectMembersManage,
+        Action::LlmConnectionsManage,
+        Action::IntegrationsManage,
     ];
 
     fn describe(self) -> &'static str {
@@ -156,6 +163,8 @@ impl Action {
             Action::ProjectKeysRead => "list a project's API keys",
             Action::ProjectKeysManage => "create, delete a project's API keys",
             Action::ProjectMembersManage => "set or remove project roles",
+            Action::LlmConnectionsManage => "create, change, delete a project's LLM connections",
+            Action::IntegrationsManage => "see, change a project's integrations (exports)",
         }
     }
 }
@@ -212,7 +221,7 @@ mod tests {
     fn every_role_and_action() {
         use Action::*;
         // (action, [OWNER, ADMIN, MEMBER, VIEWER, NONE, organization key])
-        let expected: [(Action, [bool; 6]); 17] = [
+        let expected: [(Action, [bool; 6]); 19] = [
             (OrganizationRead, [true, true, true, true, false, true]),
             (OrganizationUpdate, [true, true, false, false, false, true]),
             (OrganizationDelete, [true, false, false, false, false, false]),
@@ -230,6 +239,8 @@ mod tests {
             (ProjectKeysRead, [true, true, false, false, false, true]),
             (ProjectKeysManage, [true, true, false, false, false, true]),
             (ProjectMembersManage, [true, true, false, false, false, true]),
+            (LlmConnectionsManage, [true, true, false, false, false, true]),
+            (IntegrationsManage, [true, true, false, false, false, true]),
         ];
         assert_eq!(expected.map(|(action, _)| action), Action::ALL, "every action, in order");
         for (action, row) in expected {

@@ -21,11 +21,13 @@ pub const EVENT_COLUMNS: &str = "project_id, trace_id, span_id, parent_span_id, 
 /// The twelve `experiment_*` columns of a span outside any experiment.
 pub const NO_EXPERIMENT: &str = "'', '', [], [], '', '', '', NULL, '', [], [], ''";
 
-/// The twelve `experiment_*` columns filled from bound values, in this order: run id, run name,
-/// run metadata names, values, run description, dataset id, item id, item version (`''` for none,
-/// else `YYYY-MM-DD hh:mm:ss.fff`), expected output, item metadata names, values, root span id.
-pub const EXPERIMENT_FROM_BINDS: &str = "?, ?, ?, ?, ?, ?, ?, \
-    if(? = '', NULL, toDateTime64(?, 3)), ?, ?, ?, ?";
+/// The twelve `experiment_*` columns from a run item joined as `x` (backfill M4; see
+/// `backfill::scratch::ITEMS_TABLE` for its columns, plus `owned = 1`). A row the join did not match
+/// gets the column defaults (`join_use_nulls = 0`), which are exactly [`NO_EXPERIMENT`].
+pub const EXPERIMENT_FROM_JOIN: &str = "x.dataset_run_id, x.dataset_run_name, mapKeys(x.dataset_run_metadata), \
+    mapValues(x.dataset_run_metadata), x.dataset_run_description, x.dataset_id, x.dataset_item_id, \
+    x.dataset_item_version, x.dataset_item_expected_output, mapKeys(x.dataset_item_metadata), \
+    mapValues(x.dataset_item_metadata), x.root_span";
 
 /// Which pipeline wrote a row (`source`), told apart by OTel's `resourceAttributes` metadata key.
 #[derive(Debug, Clone, Copy)]
@@ -54,18 +56,19 @@ pub fn latest_traces(filter: &str) -> String {
 }
 
 /// The `event_ts` a copied row gets: its source's (so a re-run or an overlap with dual write
-/// collapses to the newest write), or now (experiment-enriched copies must win over plain ones).
+/// collapses to the newest write), or, for a row a run item joined as `x` owns, now
+/// (experiment-enriched copies must win over plain ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
     Source,
-    Fresh,
+    FreshWhenOwned,
 }
 
 impl Version {
     fn expression(self, alias: &str) -> String {
         match self {
             Version::Source => format!("{alias}.event_ts"),
-            Version::Fresh => "now64(6)".to_owned(),
+            Version::FreshWhenOwned => format!("if(x.owned = 1, now64(6), {alias}.event_ts)"),
         }
     }
 }
@@ -100,7 +103,7 @@ pub fn trace_root_select(experiment: &str, version: Version) -> String {
 #[derive(Debug, Clone, Copy)]
 pub struct ObservationMapping<'a> {
     pub source: Source,
-    /// The twelve experiment columns: [`NO_EXPERIMENT`] or [`EXPERIMENT_FROM_BINDS`].
+    /// The twelve experiment columns: [`NO_EXPERIMENT`] or [`EXPERIMENT_FROM_JOIN`].
     pub experiment: &'a str,
     pub version: Version,
 }
@@ -173,9 +176,10 @@ mod tests {
     fn every_select_yields_one_expression_per_event_column() {
         let columns = count_top_level_commas(EVENT_COLUMNS) + 1;
         assert_eq!(columns, 61);
-        for experiment in [NO_EXPERIMENT, EXPERIMENT_FROM_BINDS] {
+        for experiment in [NO_EXPERIMENT, EXPERIMENT_FROM_JOIN] {
             assert_eq!(count_top_level_commas(experiment) + 1, 12, "{experiment}");
-            assert_eq!(count_top_level_commas(&trace_root_select(experiment, Version::Fresh)) + 1, columns);
+            let root = trace_root_select(experiment, Version::FreshWhenOwned);
+            assert_eq!(count_top_level_commas(&root) + 1, columns);
             for source in [Source::Backfill, Source::DualWrite] {
                 let select = ObservationMapping { source, experiment, version: Version::Source }.select();
                 assert_eq!(count_top_level_commas(&select) + 1, columns, "{source:?}");
@@ -184,10 +188,9 @@ mod tests {
     }
 
     #[test]
-    fn bound_experiment_columns_take_thirteen_values() {
-        // The item version is bound twice (test for empty, then convert).
-        assert_eq!(EXPERIMENT_FROM_BINDS.matches('?').count(), 13);
-        assert!(!NO_EXPERIMENT.contains('?'));
-        assert!(!trace_root_select(NO_EXPERIMENT, Version::Source).contains('?'));
+    fn no_mapping_takes_bound_values() {
+        for experiment in [NO_EXPERIMENT, EXPERIMENT_FROM_JOIN] {
+            assert!(!trace_root_select(experiment, Version::Source).contains('?'));
+        }
     }
 }

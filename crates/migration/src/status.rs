@@ -134,13 +134,34 @@ fn historic_check(
             detail: "the historic backfill (M1–M4) succeeded (option A)".into(),
         };
     }
-    // Option B: dual write has run for a whole retention window of every project.
-    let longest = retention.iter().map(|(_, days)| *days).try_fold(0, |max, days| days.map(|d| max.max(d)));
+    // Option B: dual write has run for a whole retention window of every project, and the retention
+    // job removes what is older, so from then on the events hold all the data any project keeps.
+    let forever: Vec<&str> =
+        retention.iter().filter(|(_, days)| days.is_none()).map(|(project, _)| project.as_str()).collect();
+    let longest = retention.iter().filter_map(|(_, days)| *days).max();
     let option_b = match (dual_since, longest) {
-        (Some(since), Some(days)) if !retention.is_empty() => {
-            let covered = now - since >= Duration::days(i64::from(days));
-            Some((covered, format!("dual write since {since}; longest retention {days} days")))
+        (Some(since), Some(days)) if forever.is_empty() => {
+            let from = since + Duration::days(i64::from(days));
+            let covered = now >= from;
+            let when = if covered { "since" } else { "from" };
+            Some((
+                covered,
+                format!(
+                    "dual write since {since}; longest retention {days} days: the events hold every project's \
+                     whole retention window {when} {from}{}",
+                    if covered { ", cutover possible without backfill" } else { "" }
+                ),
+            ))
         }
+        (Some(since), _) if !retention.is_empty() => Some((
+            false,
+            format!(
+                "dual write since {since}, but {} projects keep data forever ({}); option B needs a retention \
+                 on every project",
+                forever.len(),
+                forever.join(", ")
+            ),
+        )),
         _ => None,
     };
     match option_b {
@@ -316,11 +337,25 @@ mod tests {
             .collect();
         let retention = [("p".to_owned(), Some(30))];
         assert!(!historic_check(&running, None, &retention, now).ok);
-        assert!(!historic_check(&running, Some(now - Duration::days(29)), &retention, now).ok);
-        assert!(historic_check(&running, Some(now - Duration::days(31)), &retention, now).ok);
+        let since = now - Duration::days(29);
+        let waiting = historic_check(&running, Some(since), &retention, now);
+        assert!(!waiting.ok);
+        let from = since + Duration::days(30);
+        assert!(
+            waiting.detail.contains(&format!("whole retention window from {from}")),
+            "{}",
+            waiting.detail
+        );
+        let covered = historic_check(&running, Some(now - Duration::days(31)), &retention, now);
+        assert!(
+            covered.ok && covered.detail.contains("cutover possible without backfill"),
+            "{}",
+            covered.detail
+        );
         let forever = [("p".to_owned(), Some(30)), ("q".to_owned(), None)];
         let check = historic_check(&running, Some(now - Duration::days(400)), &forever, now);
         assert!(!check.ok, "a project keeping data forever needs the backfill");
+        assert!(check.detail.contains("1 projects keep data forever (q)"), "{}", check.detail);
         assert!(
             check.detail.contains("LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL"),
             "{}",

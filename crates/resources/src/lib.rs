@@ -11,11 +11,13 @@ pub mod comments;
 pub mod dashboards;
 pub mod datasets;
 pub mod identity;
+pub mod llm_connections;
 pub mod media;
 pub mod models;
 mod page;
 pub mod prompts;
 pub mod public_links;
+pub mod retention;
 pub mod score_configs;
 
 use reads::ReadError;

@@ -50,6 +50,9 @@ impl Stores {
                 Err(error) => return Err(error).context("schema migrations"),
             }
         }
+        // Before anything reads a stored secret: without the key (or with another one) they are
+        // unreadable, and that must stop startup rather than fail every call that needs one.
+        storage::stored_secrets::check(&self.postgres, config.auth.encryption_key.as_ref()).await?;
         if let Some(bootstrap) = &config.bootstrap {
             storage::projects::bootstrap(&self.postgres, bootstrap, &config.auth.salt)
                 .await

@@ -16,6 +16,8 @@ pub enum Actor {
     OrganizationKey(String),
     /// `Authorization: Bearer <ADMIN_API_KEY>`.
     InstanceAdmin,
+    /// A project-scoped API key, by public key (public routes that change project settings).
+    ProjectKey(String),
 }
 
 impl Actor {
@@ -24,6 +26,7 @@ impl Actor {
             Actor::User(id) => ("USER", id),
             Actor::OrganizationKey(public_key) => ("ORGANIZATION_API_KEY", public_key),
             Actor::InstanceAdmin => ("ADMIN_API_KEY", "admin"),
+            Actor::ProjectKey(public_key) => ("PROJECT_API_KEY", public_key),
         }
     }
 }

@@ -93,6 +93,57 @@ impl BlobStore {
         Ok(deleted)
     }
 
+    /// Deletes the objects under `prefix` last written before `cutoff` (retention); returns how many.
+    /// Payload folders are laid out by time (`<prefix>/<yyyy>/<mm>/<dd>/…`, `ingestion::accept`), so
+    /// the walk does not enter a year, month or day after the cutoff's: a pass lists what it may
+    /// delete and the cutoff's own day, not the whole window. A folder whose name is not a number
+    /// is walked whole. A repeat finds nothing more, so it is safe to run again after a failure.
+    pub async fn delete_older_than(
+        &self,
+        prefix: &str,
+        cutoff: chrono::DateTime<chrono::Utc>,
+    ) -> Result<u64> {
+        use chrono::Datelike;
+        let unavailable =
+            |e| Error::with_source(ErrorKind::Unavailable, format!("blob storage under {prefix}"), e);
+        let last = [cutoff.year().unsigned_abs(), cutoff.month(), cutoff.day()];
+        // Each folder to list, with the date its path names so far (`None`: not laid out by date).
+        let mut folders = vec![(Path::from(prefix), Some(Vec::<u32>::new()))];
+        let mut deleted = 0;
+        while let Some((folder, date)) = folders.pop() {
+            let listing = self.store.list_with_delimiter(Some(&folder)).await.map_err(unavailable)?;
+            for object in listing.objects.iter().filter(|o| o.last_modified < cutoff) {
+                match self.store.delete(&object.location).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => deleted += 1,
+                    Err(e) => return Err(unavailable(e)),
+                }
+            }
+            for sub in listing.common_prefixes {
+                let date = match (&date, sub.filename().map(str::parse::<u32>)) {
+                    (Some(date), Some(Ok(part))) if date.len() < last.len() => {
+                        let date = [date.as_slice(), &[part]].concat();
+                        if date.as_slice() > &last[..date.len()] {
+                            continue;
+                        }
+                        Some(date)
+                    }
+                    (Some(date), _) if date.len() >= last.len() => Some(date.clone()),
+                    _ => None,
+                };
+                folders.push((sub, date));
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes one object by key; one already gone is not an error.
+    pub async fn delete_key(&self, key: &str) -> Result<()> {
+        match self.store.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(Error::with_source(ErrorKind::Unavailable, format!("blob storage {key}"), e)),
+        }
+    }
+
     /// Health: the store answers a metadata request (a missing object is a fine answer).
     pub async fn check(&self) -> Result<()> {
         match self.store.head(&Path::from("loupe-health-check")).await {

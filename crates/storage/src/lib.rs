@@ -28,10 +28,12 @@ pub mod prompt_links;
 pub mod propagation_state;
 pub mod queue;
 pub mod redis;
+pub mod retention;
 pub mod saved_views;
 pub mod schema;
 pub mod score_configs;
 pub mod sdk_usage;
+pub mod stored_secrets;
 pub mod write_modes;
 
 pub use error::{Error, ErrorKind, Result};

@@ -5,6 +5,7 @@
 //! other's rows.
 
 mod config;
+pub mod llm_stub;
 pub mod otlp;
 pub mod prometheus;
 pub mod receiver;

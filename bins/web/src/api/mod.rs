@@ -7,13 +7,17 @@ mod admin_organizations;
 mod annotation_queues;
 mod api_keys;
 mod batch;
+mod blob_storage;
 mod body;
 mod comments;
 mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
+mod evaluation_rules;
+mod evaluators;
 mod health;
+mod llm_connections;
 mod media;
 mod memberships;
 mod models;
@@ -79,16 +83,20 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(batch::routes())
         .merge(reads::routes())
         .merge(prompts::routes())
+        .merge(evaluators::routes())
+        .merge(evaluation_rules::routes())
         .merge(models::routes())
         .merge(media::routes())
         .merge(datasets::routes())
         .merge(dataset_runs::routes())
         .merge(comments::routes())
         .merge(score_configs::routes())
+        .merge(llm_connections::routes())
         .merge(dashboards::routes())
         .merge(monitors::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
+        .merge(blob_storage::routes())
         .split_for_parts();
     // Rendered once: the document does not change while the process runs.
     let rendered: Arc<str> = doc.to_json().unwrap_or_else(|_| "{}".to_owned()).into();

@@ -19,6 +19,23 @@ pub struct PropagationSettings {
     pub max_insert_threads: u64,
 }
 
+/// The pace of the retention job (docs/retention.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetentionSettings {
+    /// How often a pass over every project starts (counted from the last pass's start).
+    pub interval: Duration,
+    /// Pause after each statement that removed something, to leave the stores room for live work.
+    pub pause: Duration,
+}
+
+impl RetentionSettings {
+    pub(super) fn read(vars: &Vars, problems: &mut Problems) -> Option<Self> {
+        let interval = vars.positive_integer("LANGFUSE_RETENTION_INTERVAL_SECONDS", problems);
+        let pause = vars.non_negative_integer("LANGFUSE_RETENTION_PAUSE_MS", problems);
+        Some(Self { interval: Duration::from_secs(interval?), pause: Duration::from_millis(pause?) })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackfillSettings {
     pub enabled: bool,

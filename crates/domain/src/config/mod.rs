@@ -23,7 +23,7 @@ mod tests;
 
 pub use accounts::{AccountSettings, InitUser};
 pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting, WRITE_MODE};
-pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings};
+pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings, RetentionSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
 pub use monitors::MonitorSettings;
 pub use names::UnknownName;
@@ -59,6 +59,7 @@ pub struct Config {
     pub media: MediaSettings,
     pub propagation: PropagationSettings,
     pub backfill: BackfillSettings,
+    pub retention: RetentionSettings,
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
     pub accounts: AccountSettings,
@@ -116,6 +117,7 @@ impl Config {
         let media = MediaSettings::read(&vars, &mut problems);
         let propagation = PropagationSettings::read(&vars, &mut problems);
         let backfill = BackfillSettings::read(&vars, &mut problems);
+        let retention = RetentionSettings::read(&vars, &mut problems);
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars, &mut problems);
         let accounts = AccountSettings::read(&vars, &mut problems);
@@ -137,6 +139,7 @@ impl Config {
                 media: media?,
                 propagation: propagation?,
                 backfill: backfill?,
+                retention: retention?,
                 bootstrap: bootstrap?,
                 auth,
                 accounts: accounts?,

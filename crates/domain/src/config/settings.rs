@@ -279,6 +279,8 @@ pub struct IngestionSettings {
     pub claim_idle: std::time::Duration,
     /// Deliveries of one payload before it is dead-lettered instead of processed again.
     pub max_attempts: u32,
+    /// Evaluator executions running at once per project, across workers (docs/evaluators.md).
+    pub eval_max_concurrency_per_project: usize,
 }
 
 impl IngestionSettings {
@@ -292,7 +294,9 @@ impl IngestionSettings {
         let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
         let batch_max_bytes = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_BYTES", problems);
         let max_attempts = vars.positive_integer("LANGFUSE_INGESTION_MAX_ATTEMPTS", problems);
+        let eval_cap = vars.positive_integer("LANGFUSE_EVAL_MAX_CONCURRENCY_PER_PROJECT", problems);
         Some(Self {
+            eval_max_concurrency_per_project: usize::try_from(eval_cap?).unwrap_or(usize::MAX),
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
             otel_resource_attributes_max_copied_bytes: usize::try_from(resource_copied?)
                 .unwrap_or(usize::MAX),

@@ -17,8 +17,11 @@ use crate::keyset::{
 use super::scratch::{self, SCRATCH_TABLE};
 use super::{Step, StepEnd, StepRun, lean, saved_state, with_retries};
 
-/// Traces referenced by a dataset run item belong to M4 alone (reference/storage.md §4.2).
-const NOT_AN_EXPERIMENT: &str = "NOT IN (SELECT project_id, trace_id FROM dataset_run_items_rmt)";
+/// Traces referenced by a live dataset run item belong to M4 alone (reference/storage.md §4.2),
+/// which copies only live ones: a trace whose run items were all deleted is a plain trace here, or
+/// no step would copy it.
+const NOT_AN_EXPERIMENT: &str =
+    "NOT IN (SELECT project_id, trace_id FROM dataset_run_items_rmt FINAL WHERE is_deleted = 0)";
 
 struct Source3 {
     table: &'static str,
@@ -91,7 +94,7 @@ fn in_partition(alias: &str, partition: &str) -> Condition {
 }
 
 /// The month partitions of a table, newest first, and the rows they hold.
-async fn plan(run: &StepRun<'_>, table: &str) -> storage::Result<(Vec<String>, u64)> {
+pub(crate) async fn plan(run: &StepRun<'_>, table: &str) -> storage::Result<(Vec<String>, u64)> {
     let parts: Vec<(String, u64)> = run
         .query(
             "SELECT partition_id, sum(rows) FROM system.parts \

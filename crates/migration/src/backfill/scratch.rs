@@ -1,4 +1,5 @@
-//! The scratch table `observations_pid_tid_sorting` (reference/storage.md §2.5): created by M2, dropped by M5.
+//! The scratch tables: `observations_pid_tid_sorting` (reference/storage.md §2.5), created by M2, and
+//! the three M4 adds to walk experiment traces by key range; all dropped by M5.
 
 use storage::clickhouse::render;
 
@@ -30,17 +31,75 @@ PARTITION BY toYYYYMM(start_time)
 PRIMARY KEY (project_id, trace_id)
 ORDER BY (project_id, trace_id, id)";
 
+/// M4: the live dataset run items, sorted by trace, with what the experiment columns need (the run
+/// item's root span worked out: `t-<trace>` for a trace-level item).
+pub const ITEMS_TABLE: &str = "dataset_run_items_pid_tid_sorting";
+const CREATE_ITEMS: &str = "CREATE TABLE IF NOT EXISTS dataset_run_items_pid_tid_sorting {ON_CLUSTER} (
+    project_id String, trace_id String, id String, root_span String, created_at DateTime64(3),
+    dataset_run_id String, dataset_run_name String, dataset_run_description String,
+    dataset_run_metadata Map(LowCardinality(String), String), dataset_id String, dataset_item_id String,
+    dataset_item_version Nullable(DateTime64(3)), dataset_item_expected_output String CODEC(ZSTD(3)),
+    dataset_item_metadata Map(LowCardinality(String), String), event_ts DateTime64(3)
+)
+ENGINE = {REPLICATED}ReplacingMergeTree(event_ts)
+ORDER BY (project_id, trace_id, id)";
+
+/// M4: every version of the experiment traces, sorted by (project_id, trace_id), so a chunk of
+/// traces reads its rows through the primary index instead of `traces`' (project, day, id) key.
+pub const TRACES_TABLE: &str = "traces_pid_tid_sorting";
+const CREATE_TRACES: &str = "CREATE TABLE IF NOT EXISTS traces_pid_tid_sorting {ON_CLUSTER} (
+    project_id String, trace_id String, timestamp DateTime64(3), name String, user_id Nullable(String),
+    metadata Map(LowCardinality(String), String), release Nullable(String), version Nullable(String),
+    environment LowCardinality(String), public Bool, bookmarked Bool, tags Array(String),
+    input Nullable(String) CODEC(ZSTD(3)), output Nullable(String) CODEC(ZSTD(3)), session_id Nullable(String),
+    created_at DateTime64(3), updated_at DateTime64(3), event_ts DateTime64(3), is_deleted UInt8
+)
+ENGINE = {REPLICATED}ReplacingMergeTree(event_ts)
+ORDER BY (project_id, trace_id)";
+
+/// The columns of [`TRACES_TABLE`] besides the key, as `traces` names them too.
+pub const TRACE_COLUMNS: &str = "timestamp, name, user_id, metadata, release, version, environment, public, \
+    bookmarked, tags, input, output, session_id, created_at, updated_at, event_ts, is_deleted";
+
+/// M4: which run item each span of an experiment trace belongs to, as the worker worked it out
+/// (the trace's virtual root as `t-<trace>`); spans of no item have no row.
+pub const OWNERS_TABLE: &str = "experiment_spans_pid_tid_sorting";
+const CREATE_OWNERS: &str = "CREATE TABLE IF NOT EXISTS experiment_spans_pid_tid_sorting {ON_CLUSTER} (
+    project_id String, trace_id String, span_id String, item_id String
+)
+ENGINE = {REPLICATED}ReplacingMergeTree
+ORDER BY (project_id, trace_id, span_id)";
+
 pub(crate) async fn create(run: &StepRun<'_>) -> storage::Result<()> {
+    execute(run, CREATE).await
+}
+
+/// M4's tables, created if missing.
+pub(crate) async fn create_experiment_tables(run: &StepRun<'_>) -> storage::Result<()> {
+    for statement in [CREATE_ITEMS, CREATE_TRACES, CREATE_OWNERS] {
+        execute(run, statement).await?;
+    }
+    Ok(())
+}
+
+/// Empties M4's tables, for a step that plans from the start.
+pub(crate) async fn empty_experiment_tables(run: &StepRun<'_>) -> storage::Result<()> {
+    for table in [ITEMS_TABLE, TRACES_TABLE, OWNERS_TABLE] {
+        execute(run, &format!("TRUNCATE TABLE IF EXISTS {table} {{ON_CLUSTER}}")).await?;
+    }
+    Ok(())
+}
+
+async fn execute(run: &StepRun<'_>, template: &str) -> storage::Result<()> {
     let ch = run.clickhouse();
-    ch.client().query(&render(CREATE, ch.cluster())).execute().await?;
+    ch.client().query(&render(template, ch.cluster())).execute().await?;
     Ok(())
 }
 
 /// M5: idempotent, so a re-run after a crash is harmless.
 pub(crate) async fn drop(run: &StepRun<'_>) -> storage::Result<StepEnd> {
-    let ch = run.clickhouse();
-    let statement =
-        render(&format!("DROP TABLE IF EXISTS {SCRATCH_TABLE} {{ON_CLUSTER}} SYNC"), ch.cluster());
-    ch.client().query(&statement).execute().await?;
+    for table in [SCRATCH_TABLE, ITEMS_TABLE, TRACES_TABLE, OWNERS_TABLE] {
+        execute(run, &format!("DROP TABLE IF EXISTS {table} {{ON_CLUSTER}} SYNC")).await?;
+    }
     Ok(StepEnd::Done)
 }

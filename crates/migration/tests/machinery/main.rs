@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests fail loudly on purpose
 
 mod backfill;
+mod experiments;
 mod propagation;
 
 use std::time::Duration;

@@ -15,7 +15,7 @@ use storage::queue::IngestionQueue;
 
 /// The blob folders that hold a project's data under `<folder>/<project id>/`: OTLP exports and
 /// ingestion batches as accepted, and media.
-const BLOB_FOLDERS: [&str; 3] = ["otel", "ingestion", "media"];
+pub const BLOB_FOLDERS: [&str; 4] = ["otel", "ingestion", "media", "exports"];
 
 /// A failed deletion is tried again after this.
 const RETRY_AFTER: chrono::Duration = chrono::Duration::seconds(30);

@@ -5,6 +5,7 @@ mod events;
 mod lists;
 mod migrations;
 mod partitions;
+pub mod retention;
 mod statements;
 pub mod v3;
 

@@ -97,3 +97,48 @@ async fn presigned_downloads_are_attachments_and_pages_are_not_served_as_pages()
         store.store().delete(&Path::from(key)).await.unwrap();
     }
 }
+
+/// Retention's walk: objects written before the cutoff go; folders dated after the cutoff's day are
+/// not even listed (an old file put there stays); folders not named by date are walked whole.
+#[tokio::test]
+async fn objects_older_than_a_cutoff_go_and_later_days_are_not_walked() {
+    let dir = std::env::temp_dir().join(format!("loupe-blob-age-{}", uuid::Uuid::new_v4().simple()));
+    let store = BlobStore::connect(&BlobSettings::LocalDir(dir.clone())).unwrap();
+    let keys = [
+        "ingestion/p/2026/10/17/07/30/old.json",
+        "ingestion/p/2026/11/19/00/10/cutoff-day-old.json",
+        "ingestion/p/2026/11/19/23/10/cutoff-day-new.json",
+        "ingestion/p/2026/11/25/12/00/later-day.json",
+        "ingestion/p/2027/01/01/00/00/later-year.json",
+        "ingestion/p/misc/undated.json",
+        "ingestion/q/2026/10/17/07/30/other-project.json",
+    ];
+    for key in keys {
+        store.store().put(&Path::from(key), PutPayload::from_static(b"{}")).await.unwrap();
+    }
+    let days_ago = |days: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+    // Every file but the cutoff day's newer one looks old on disk, even those in later folders.
+    for key in keys {
+        let age = if key.contains("cutoff-day-new") { 0 } else { 40 };
+        std::fs::File::options()
+            .write(true)
+            .open(dir.join(key))
+            .unwrap()
+            .set_modified(days_ago(age))
+            .unwrap();
+    }
+    let cutoff = chrono::DateTime::parse_from_rfc3339("2026-11-19T12:00:00Z").unwrap().to_utc();
+    assert_eq!(store.delete_older_than("ingestion/p", cutoff).await.unwrap(), 3);
+    let left: Vec<&str> = keys.into_iter().filter(|key| dir.join(key).exists()).collect();
+    assert_eq!(
+        left,
+        [
+            "ingestion/p/2026/11/19/23/10/cutoff-day-new.json",
+            "ingestion/p/2026/11/25/12/00/later-day.json",
+            "ingestion/p/2027/01/01/00/00/later-year.json",
+            "ingestion/q/2026/10/17/07/30/other-project.json",
+        ]
+    );
+    assert_eq!(store.delete_older_than("ingestion/p", cutoff).await.unwrap(), 0, "a repeat finds nothing");
+    std::fs::remove_dir_all(&dir).ok();
+}

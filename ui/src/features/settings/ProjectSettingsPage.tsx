@@ -77,7 +77,7 @@ function General({ manage }: { manage: boolean }) {
           inputMode="numeric"
           value={shownRetention}
           readOnly={!manage}
-          hint="0 keeps data forever; otherwise at least 3 days."
+          hint="0 keeps data forever; otherwise at least 3 days. Traces, observations, scores, dataset run items, media, comments and raw payloads older than this are deleted by the worker every hour, for good."
           onChange={(e) => setRetention(e.target.value)}
         />
       </div>
