@@ -114,7 +114,10 @@ async fn the_python_sdk_manages_connections_and_a_stored_one_is_called() {
         params: llm::ModelParams::default(),
         output: Some(llm::StructuredOutput { name: "verdict".into(), schema: json!({"type": "object"}) }),
     };
-    let reply = llm::LlmClient::new(Duration::from_secs(10)).chat(&connection, &request).await.unwrap();
+    let reply = llm::LlmClient::new(domain::outbound::OutboundPolicy::allow_all(), Duration::from_secs(10))
+        .chat(&connection, &request)
+        .await
+        .unwrap();
     assert_eq!(reply.structured, Some(json!({"score": 1})));
     let sent = stub.wait_for_requests(1, Duration::from_secs(10)).await;
     assert_eq!(sent[0].header("authorization"), Some("Bearer sk-second-secret-0002"));

@@ -32,7 +32,7 @@ pub fn engine(config: &Config, stores: &Stores, holder: String) -> Engine {
         clickhouse: stores.clickhouse.clone(),
         queue,
         ingestion: Arc::new(ingestion),
-        llm: llm::LlmClient::new(LLM_TIMEOUT),
+        llm: llm::LlmClient::new(config.auth.outbound.clone(), LLM_TIMEOUT),
         connections: Arc::new(ProjectConnections {
             postgres: stores.postgres.clone(),
             key: config.auth.encryption_key.clone(),

@@ -17,6 +17,7 @@ mod openai;
 pub mod vertex;
 mod wire;
 
+use domain::outbound::OutboundPolicy;
 use secrecy::SecretString;
 use std::time::{Duration, Instant};
 
@@ -218,25 +219,26 @@ impl LlmError {
 /// One HTTP client shared by all calls (connection pooling); cheap to clone.
 #[derive(Clone)]
 pub struct LlmClient {
-    http: reqwest::Client,
+    http: std::sync::Arc<wire::Http>,
     timeout: Duration,
     /// Vertex AI access tokens, reused until shortly before they expire.
     tokens: std::sync::Arc<vertex::TokenCache>,
 }
 
 impl LlmClient {
-    /// `timeout` bounds a whole call (connect, send, the provider's generation, the reply).
-    pub fn new(timeout: Duration) -> Self {
+    /// `timeout` bounds a whole call (connect, send, the provider's generation, the reply);
+    /// `policy` says which destinations base URLs may reach (`LANGFUSE_OUTBOUND_ALLOWED_HOSTS`).
+    pub fn new(policy: OutboundPolicy, timeout: Duration) -> Self {
         // reqwest is built without a default TLS provider; the binaries install ring's, tests may not.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let policy = std::sync::Arc::new(policy);
+        let client = outbound::guarded_builder(std::sync::Arc::clone(&policy))
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::limited(3))
             .user_agent(concat!("loupe/", env!("CARGO_PKG_VERSION")))
             .build()
             .expect("an HTTP client with rustls (the crypto provider is installed above)");
-        Self { http, timeout, tokens: Default::default() }
+        Self { http: std::sync::Arc::new(wire::Http { client, policy }), timeout, tokens: Default::default() }
     }
 
     pub fn timeout(&self) -> Duration {

@@ -47,7 +47,7 @@ fn verdict_schema() -> StructuredOutput {
 }
 
 fn client() -> LlmClient {
-    LlmClient::new(Duration::from_secs(10))
+    LlmClient::new(OutboundPolicy::allow_all(), Duration::from_secs(10))
 }
 
 #[tokio::test]
@@ -225,7 +225,7 @@ async fn a_provider_that_does_not_answer_in_time_is_unavailable() {
     let stub = LlmStub::start().await;
     stub.push(StubReply::Hang(Duration::from_secs(5)));
     let conn = connection(Adapter::Anthropic, stub.base_url());
-    let quick = LlmClient::new(Duration::from_millis(300));
+    let quick = LlmClient::new(OutboundPolicy::allow_all(), Duration::from_millis(300));
     let started = Instant::now();
     let error = quick.chat(&conn, &request(None)).await.unwrap_err();
     assert!(
@@ -337,4 +337,23 @@ async fn vertex_signs_a_token_request_then_calls_generate_content_with_the_token
     assert!(bad.contains("missing field"), "{bad}");
     let not_json = vertex::check_service_account("sk-not-a-key-file").unwrap_err();
     assert!(!not_json.contains("sk-not-a-key-file"), "{not_json}");
+}
+
+/// The stub listens on loopback, which the default outbound policy refuses, by address and by name:
+/// nothing reaches it, and the refusal is not retryable.
+#[tokio::test]
+async fn a_refused_destination_is_never_called_and_not_retried() {
+    let stub = LlmStub::start().await;
+    stub.push(StubReply::text("never sent"));
+    let closed = LlmClient::new(OutboundPolicy::default(), Duration::from_secs(5));
+    let by_address = stub.openai_base_url();
+    let by_name = by_address.replace("127.0.0.1", "localhost");
+    for base in [by_address, by_name] {
+        let error =
+            closed.chat(&connection(Adapter::OpenAi, base.clone()), &request(None)).await.unwrap_err();
+        assert!(matches!(error, LlmError::Refused { status: 400, .. }), "{base}: {error:?}");
+        assert!(!error.retryable(), "{base}");
+        assert!(error.to_string().contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "{base}: {error}");
+    }
+    assert!(stub.requests().is_empty(), "the stub was reached");
 }

@@ -85,7 +85,7 @@ impl TokenCache {
 }
 
 pub(crate) async fn call(
-    http: &reqwest::Client,
+    http: &wire::Http,
     timeout: Duration,
     cache: &TokenCache,
     connection: &Connection,
@@ -123,7 +123,7 @@ pub(crate) async fn call(
 }
 
 async fn access_token(
-    http: &reqwest::Client,
+    http: &wire::Http,
     timeout: Duration,
     cache: &TokenCache,
     account: &ServiceAccount,

@@ -20,7 +20,7 @@ pub(crate) struct HttpCall {
 
 /// POST the call; the parsed JSON body of a 2xx reply, or the classified failure.
 pub(crate) async fn send(
-    http: &reqwest::Client,
+    http: &Http,
     timeout: Duration,
     connection: &Connection,
     call: HttpCall,
@@ -34,7 +34,7 @@ pub(crate) async fn send(
 /// POST `body` as `content_type`; the parsed JSON body of a 2xx reply, or the classified failure
 /// with `secret` redacted from its message.
 pub(crate) async fn exchange(
-    http: &reqwest::Client,
+    http: &Http,
     timeout: Duration,
     secret: &str,
     url: &str,
@@ -43,7 +43,11 @@ pub(crate) async fn exchange(
     content_type: &'static str,
 ) -> Result<serde_json::Value, LlmError> {
     let key = secret;
+    if let Err(refused) = outbound::check_url(&http.policy, url) {
+        return Err(LlmError::Refused { status: 400, message: refused.to_string() });
+    }
     let result = http
+        .client
         .post(url)
         .headers(headers)
         .header(reqwest::header::CONTENT_TYPE, content_type)
@@ -110,6 +114,10 @@ pub(crate) fn headers(
 }
 
 fn transport_error(error: &reqwest::Error, timeout: Duration, key: &str) -> LlmError {
+    // A destination the outbound policy refuses will be refused next time too: not retryable.
+    if refused_by_policy(error) {
+        return LlmError::Refused { status: 400, message: redact(&source_chain(error), key) };
+    }
     let message = if error.is_timeout() {
         format!("no reply within {} s", timeout.as_secs_f64())
     } else if error.is_connect() {
@@ -118,6 +126,24 @@ fn transport_error(error: &reqwest::Error, timeout: Duration, key: &str) -> LlmE
         source_chain(error)
     };
     LlmError::Unavailable { status: None, message: redact(&message, key) }
+}
+
+fn refused_by_policy(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.downcast_ref::<outbound::OutboundError>().is_some() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The shared HTTP client and the outbound policy every URL it is handed must pass
+/// (docs/outbound.md): the client's resolver checks names, `exchange` checks addresses in URLs.
+pub(crate) struct Http {
+    pub(crate) client: reqwest::Client,
+    pub(crate) policy: std::sync::Arc<domain::outbound::OutboundPolicy>,
 }
 
 /// reqwest's top-level message is generic ("error sending request"); the cause says why.
