@@ -12,7 +12,7 @@ async fn json(url: String) -> (u16, Value) {
 }
 
 /// Sends SIGTERM and waits for a clean exit.
-async fn terminate(app: &mut App) {
+pub(crate) async fn terminate(app: &mut App) {
     let pid = app.child.id().expect("still running");
     let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
     assert!(status.success());

@@ -28,6 +28,7 @@ mod lifecycle;
 mod llm_connections;
 mod media;
 mod models;
+mod monitors;
 mod project_deletion;
 mod prometheus;
 mod prompts;

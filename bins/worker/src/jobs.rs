@@ -43,6 +43,7 @@ pub fn spawn(config: &Config, stores: &Stores, shutdown: &CancellationToken) -> 
     tasks.spawn(propagation(config, stores).run(shutdown.clone()));
     tasks.spawn(backfill(config, stores).run(shutdown.clone()));
     tasks.spawn(project_deletions(stores).run(shutdown.clone()));
+    tasks.spawn(monitors(config, stores).run(shutdown.clone()));
     tasks.spawn(retention(config, stores).run(shutdown.clone()));
     tasks.spawn(crate::evaluations::engine(config, stores, consumer_name()).run(shutdown.clone()));
     tasks.spawn(scheduled_exports(config, stores).run(shutdown.clone()));
@@ -77,6 +78,19 @@ fn project_deletions(stores: &Stores) -> ProjectDeletions {
         blobs: stores.blobs.clone(),
         queue: stores.ingestion_queue(),
         poll: std::time::Duration::from_secs(2),
+    }
+}
+
+/// Evaluates due monitors and delivers their notifications (docs/monitors.md).
+fn monitors(config: &Config, stores: &Stores) -> monitors::Monitors {
+    monitors::Monitors {
+        postgres: stores.postgres.clone(),
+        clickhouse: stores.clickhouse.clone(),
+        settings: config.monitors.clone(),
+        write_mode: config.migration.write_mode,
+        key: config.auth.encryption_key.clone(),
+        policy: config.auth.outbound.clone(),
+        http: monitors::http_client(&config.auth.outbound),
     }
 }
 

@@ -25,6 +25,12 @@ pub const STORED_SECRETS: &[StoredSecret] = &[
         column: "secret_access_key",
         description: "blob storage exports' secret keys",
     },
+    // A monitor's channels are a JSON list; the first one's secret stands for them all.
+    StoredSecret {
+        table: "monitors",
+        column: "channels->0->>'secret'",
+        description: "monitor channels' secrets (webhook secrets, Slack URLs, GitHub tokens)",
+    },
 ];
 
 /// Why startup stops; the message names `ENCRYPTION_KEY` and what needs it.

@@ -9,6 +9,7 @@ pub mod langfuse_v3;
 pub mod llm_stub;
 pub mod otlp;
 pub mod prometheus;
+pub mod receiver;
 
 pub use config::{S3_SETTINGS, run_option, stack_env, stack_var};
 

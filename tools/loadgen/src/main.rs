@@ -7,6 +7,7 @@ mod freshness;
 mod identity;
 mod ingest;
 mod leftovers;
+mod monitors;
 mod processes;
 mod prompts;
 
@@ -20,8 +21,9 @@ async fn main() -> anyhow::Result<()> {
         Some("fairness") => fairness::run(fairness::Options::from_args(args)?).await,
         Some("freshness") => freshness::run(freshness::Options::from_args(args)?).await,
         Some("identity") => identity::run(identity::Options::from_args(args)?).await,
+        Some("monitors") => monitors::run(monitors::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]\n       loupe-bench monitors [--bin-dir DIR] [--stack-env FILE] [--monitors N] [--interval S] [--seconds S] [--max-per-tick N]"
         ),
     }
 }

@@ -21,6 +21,7 @@ mod llm_connections;
 mod media;
 mod memberships;
 mod models;
+mod monitors;
 pub mod openapi;
 mod otel;
 mod projects;
@@ -92,6 +93,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(score_configs::routes())
         .merge(llm_connections::routes())
         .merge(dashboards::routes())
+        .merge(monitors::routes())
         .merge(annotation_queues::routes())
         .merge(trace_deletion::routes())
         .merge(blob_storage::routes())

@@ -31,6 +31,7 @@ pub enum Group {
     Ingestion,
     Bootstrap,
     Security,
+    Monitors,
     Logging,
 }
 
@@ -139,6 +140,9 @@ pub const SETTINGS: &[Setting] = &[
     secret(Security, "ENCRYPTION_KEY", "256-bit key (64 hexadecimal characters: `openssl rand -hex 32`) that encrypts, with AES-256-GCM, the secrets Loupe stores to use later: LLM connections' API keys, export targets' credentials. Langfuse's stored form, so a v3 deployment's key decrypts its secrets. Needed before the first such secret is stored; startup stops if stored secrets exist and it is unset. Keep it: a new key cannot read the old secrets."),
     s(Security, "LANGFUSE_OUTBOUND_ALLOWED_HOSTS", "", "Non-public destinations that URLs people configure (webhooks, Slack, GitHub, LLM providers' base URLs, export endpoints) may reach: IPs, CIDR blocks, host names or `*.domain`, separated by commas. Public addresses are always allowed; loopback, private, link-local (cloud metadata), CGNAT and other special addresses are refused unless listed, checked on every address a name resolves to. Empty: public destinations only."),
     secret(Security, "ADMIN_API_KEY", "Bearer token of the instance-admin endpoints (`/api/admin/*`: organizations and their keys, backfill progress, dead letters); the organization routes do not exist (404) when unset, the others answer 403."),
+    s(Monitors, "LANGFUSE_MONITORS_POLL_INTERVAL_MS", "1000", "Worker: pause between two looks for due monitor evaluations and pending notification deliveries (docs/monitors.md)."),
+    s(Monitors, "LANGFUSE_MONITORS_MAX_PER_TICK", "20", "Worker: monitors evaluated, and notification deliveries attempted, per look (1 to 1000); the rest wait for the next look."),
+    s(Monitors, "LANGFUSE_MONITORS_GITHUB_API_URL", "https://api.github.com", "Base URL of GitHub's REST API for the monitors' CI channel (`repository_dispatch`); a GitHub Enterprise server's `https://host/api/v3`. Calls to it keep to `LANGFUSE_OUTBOUND_ALLOWED_HOSTS` like every channel's: a GitHub Enterprise server on a non-public address must be listed there."),
     s(Logging, "LANGFUSE_LOG_LEVEL", "info", "Log filter: a level or a `tracing` directive such as `info,storage=debug`."),
     s(Logging, "LANGFUSE_LOG_FORMAT", "text", "`text` for humans, `json` for log pipelines."),
 ];

@@ -11,6 +11,7 @@ mod catalog;
 mod jobs;
 mod layers;
 mod migration;
+mod monitors;
 mod names;
 mod settings;
 mod vars;
@@ -24,6 +25,7 @@ pub use accounts::{AccountSettings, InitUser};
 pub use catalog::{ALLOW_PREVIEW_OPT_IN, CONFIG_FILE, Group, SETTINGS, Setting, WRITE_MODE};
 pub use jobs::{BackfillSettings, MIN_PARTITION_DELAY_MINUTES, PropagationSettings, RetentionSettings};
 pub use migration::{MigrationSettings, OtelBehaviour, WriteMode};
+pub use monitors::MonitorSettings;
 pub use names::UnknownName;
 pub use settings::{
     AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, HttpLimits, IngestionSettings,
@@ -61,6 +63,7 @@ pub struct Config {
     pub bootstrap: Option<BootstrapSettings>,
     pub auth: AuthSettings,
     pub accounts: AccountSettings,
+    pub monitors: MonitorSettings,
     pub log: LogSettings,
     /// Variables that were accepted but have no effect; logged once tracing is up.
     pub warnings: Vec<String>,
@@ -118,6 +121,7 @@ impl Config {
         let bootstrap = BootstrapSettings::read(&vars, &mut problems);
         let auth = AuthSettings::read(&vars, &mut problems);
         let accounts = AccountSettings::read(&vars, &mut problems);
+        let monitors = MonitorSettings::read(&vars, &mut problems);
         let mut warnings = warnings;
         warnings.extend(auth.salt_warning());
         let log = LogSettings::read(&vars, &mut problems);
@@ -139,6 +143,7 @@ impl Config {
                 bootstrap: bootstrap?,
                 auth,
                 accounts: accounts?,
+                monitors: monitors?,
                 log: log?,
                 warnings,
                 vars,
