@@ -375,7 +375,9 @@ async fn data_past_the_window_goes_everywhere_and_the_rest_stays() {
     loop {
         let now = counts(&api, &weekly).await;
         let done = now.iter().all(|(_, (old_rows, _))| *old_rows == 0)
-            && progress(&pool, &weekly).await.len() == TABLES.len() + 5
+            // A progress row per table, per blob folder, and for comments and dead letters.
+            && progress(&pool, &weekly).await.len()
+                == TABLES.len() + resources::identity::deletion::BLOB_FOLDERS.len() + 2
             && !old_media.exists()
             && old_blobs
                 .iter()
