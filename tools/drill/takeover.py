@@ -280,6 +280,9 @@ def main():
                         help="use --env's DATABASE_URL and CLICKHOUSE_DB as Loupe's (empty) databases")
     parser.add_argument("--v3-database-url", help="an existing v3 database (default: one built from the fixture)")
     drill = Takeover(parser.parse_args())
+    # `timeout` (the black-box test) ends the drill with SIGTERM: exit through `finally`, which stops
+    # the web and worker it started instead of leaving them running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         sys.exit(drill.run())
     finally:
