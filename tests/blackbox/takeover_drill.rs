@@ -48,8 +48,7 @@ async fn a_v3_deployment_is_taken_over_under_traffic_with_nothing_lost() {
         .expect("the drill outlived its own limit")
         .expect("`just test` installs the Python venv the drill runs in");
     let _ = std::fs::remove_file(&env_file);
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "the takeover drill failed ({}):\n{stdout}\n{stderr}", output.status);
     for line in [
         "mismatches: 0",
@@ -65,7 +64,8 @@ async fn a_v3_deployment_is_taken_over_under_traffic_with_nothing_lost() {
     let checks: Vec<&str> = stdout.lines().filter(|l| l.contains(" checked ")).collect();
     assert_eq!(checks.len(), 5, "{stdout}");
     for check in checks {
-        let checked: u64 = check.split(" checked ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        let checked: u64 =
+            check.split(" checked ").nth(1).unwrap().split_whitespace().next().unwrap().parse().unwrap();
         assert!(checked > 0, "{check}\n{stdout}");
     }
 }
