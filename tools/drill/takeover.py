@@ -257,7 +257,8 @@ class Takeover(Drill):
               f"missing from v4: {len(missing)} {missing[:5]}")
         print(f"worker kills during the backfill: {self.kills}")
         print(f"v3 tables' historic rows unchanged: {'yes' if after == before else 'no'}")
-        ok = verify.returncode == 0 and not missing and after == before and self.kills >= self.args.kills
+        ok = (verify.returncode == 0 and not missing and after == before and self.kills >= self.args.kills
+              and self.sdk_sent > 0)
         print("takeover drill: " + ("passed" if ok else "FAILED"))
         if ok:
             self.drop_databases()
