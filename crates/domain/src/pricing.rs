@@ -76,7 +76,9 @@ pub fn cost(
 /// name) so a batch of thousands of generations runs the patterns once per distinct model.
 pub struct Pricer<'a> {
     book: &'a PriceBook,
-    matches: HashMap<(String, String), Vec<&'a ModelPrice>>,
+    /// By project, then model name: looked up with borrowed keys, so a row whose model was seen
+    /// before costs no allocation.
+    matches: HashMap<String, HashMap<String, Vec<&'a ModelPrice>>>,
 }
 
 impl<'a> Pricer<'a> {
@@ -89,14 +91,20 @@ impl<'a> Pricer<'a> {
             return None;
         }
         let book = self.book;
-        let candidates =
-            self.matches.entry((project.to_owned(), model_name.to_owned())).or_insert_with(|| {
-                book.models
-                    .iter()
-                    .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
-                    .filter(|m| m.pattern.is_match(model_name))
-                    .collect()
-            });
+        if !self.matches.contains_key(project) {
+            self.matches.insert(project.to_owned(), HashMap::new());
+        }
+        let by_name = self.matches.get_mut(project)?;
+        if !by_name.contains_key(model_name) {
+            let matching = book
+                .models
+                .iter()
+                .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
+                .filter(|m| m.pattern.is_match(model_name))
+                .collect();
+            by_name.insert(model_name.to_owned(), matching);
+        }
+        let candidates = by_name.get(model_name)?;
         candidates
             .iter()
             .copied()
