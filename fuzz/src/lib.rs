@@ -69,8 +69,7 @@ pub const RESOURCE_BUDGET: usize = 64 * 1024 * 1024;
 /// An export web decoded: what web keeps of it (`export_payload`) must be what the worker reads
 /// back and converts, one event per kept span. A failure here is an acknowledged export lost.
 pub fn accept_and_process(request: ExportTraceServiceRequest, as_sent: Option<Bytes>) {
-    let Ok((accepted, Some(payload))) =
-        ingestion::service::export_payload(request, as_sent, RESOURCE_BUDGET)
+    let Ok((accepted, Some(payload))) = ingestion::service::export_payload(request, as_sent, RESOURCE_BUDGET)
     else {
         return;
     };

@@ -90,26 +90,19 @@ impl<'a> Pricer<'a> {
         if model_name.is_empty() || self.book.is_empty() {
             return None;
         }
-        let book = self.book;
-        if !self.matches.contains_key(project) {
-            self.matches.insert(project.to_owned(), HashMap::new());
+        if let Some(candidates) = self.matches.get(project).and_then(|by_name| by_name.get(model_name)) {
+            return newest(candidates, at);
         }
-        let by_name = self.matches.get_mut(project)?;
-        if !by_name.contains_key(model_name) {
-            let matching = book
-                .models
-                .iter()
-                .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
-                .filter(|m| m.pattern.is_match(model_name))
-                .collect();
-            by_name.insert(model_name.to_owned(), matching);
-        }
-        let candidates = by_name.get(model_name)?;
-        candidates
+        let matching: Vec<&'a ModelPrice> = self
+            .book
+            .models
             .iter()
-            .copied()
-            .filter(|m| m.start_date.is_none_or(|start| start <= at))
-            .max_by_key(|m| (m.project_id.is_some(), m.start_date.unwrap_or(Micros::MIN)))
+            .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
+            .filter(|m| m.pattern.is_match(model_name))
+            .collect();
+        let chosen = newest(&matching, at);
+        self.matches.entry(project.to_owned()).or_default().insert(model_name.to_owned(), matching);
+        chosen
     }
 
     /// Sets the matched model and, unless the SDK sent a cost, the computed cost of a v4 event.
@@ -136,6 +129,16 @@ impl<'a> Pricer<'a> {
             record.total_cost = record.cost_details.get("total").copied();
         }
     }
+}
+
+/// The definition that applies at `at`: a project's own before the built-in ones, then the newest
+/// start date not after it.
+fn newest<'a>(candidates: &[&'a ModelPrice], at: Micros) -> Option<&'a ModelPrice> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|m| m.start_date.is_none_or(|start| start <= at))
+        .max_by_key(|m| (m.project_id.is_some(), m.start_date.unwrap_or(Micros::MIN)))
 }
 
 #[cfg(test)]

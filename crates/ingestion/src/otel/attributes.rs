@@ -41,16 +41,15 @@ fn key_values_to_object(values: &[KeyValue]) -> Map<String, Value> {
 pub fn any_into_json(value: AnyValue) -> Option<Value> {
     Some(match value.value? {
         Any::StringValue(s) => Value::String(s),
-        Any::ArrayValue(array) => Value::Array(
-            array.values.into_iter().map(|v| any_into_json(v).unwrap_or(Value::Null)).collect(),
-        ),
+        Any::ArrayValue(array) => {
+            Value::Array(array.values.into_iter().map(|v| any_into_json(v).unwrap_or(Value::Null)).collect())
+        }
         Any::KvlistValue(list) => Value::Object(
             list.values.into_iter().filter_map(|kv| Some((kv.key, any_into_json(kv.value?)?))).collect(),
         ),
         other => return any_to_json(&AnyValue { value: Some(other) }),
     })
 }
-
 
 /// JavaScript truthiness, which upstream's `attributes[key] || …` chains rely on: `null`, `false`,
 /// `0`, `""` are falsy; every array and object (even empty) is truthy.
@@ -157,7 +156,8 @@ impl Attributes {
                 let position = self.entries.len() as u32;
                 self.entries.push((key, value));
                 let (entries, hasher) = (&self.entries, &self.hasher);
-                self.index.insert_unique(hash, position, |p| hasher.hash_one(entries[*p as usize].0.as_str()));
+                self.index
+                    .insert_unique(hash, position, |p| hasher.hash_one(entries[*p as usize].0.as_str()));
             }
         }
     }

@@ -289,4 +289,3 @@ fn any_value(value: &AnyValue) -> Option<()> {
 fn utf8(text: &[u8]) -> Option<()> {
     std::str::from_utf8(text).ok().map(|_| ())
 }
-

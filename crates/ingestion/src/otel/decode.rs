@@ -234,7 +234,9 @@ fn invalid_id(trace_id: &[u8], span_id: &[u8], parent_span_id: &[u8]) -> Option<
             None
         }
     };
-    check("trace id", trace_id, 16).or_else(|| check("span id", span_id, 8)).or_else(|| match parent_span_id.len() {
+    check("trace id", trace_id, 16).or_else(|| check("span id", span_id, 8)).or_else(|| match parent_span_id
+        .len()
+    {
         0 | 8 => None,
         n => Some(format!("parent span id must be empty or 8 bytes, got {n}")),
     })

@@ -129,8 +129,14 @@ impl IngestionService {
         let (content_type, content_encoding) =
             (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
         let parsed = blocking(move || {
-            crate::otel::parse_or_check(body, content_type.as_deref(), content_encoding.as_deref(), limit, budget)
-                .map_err(IngestError::from)
+            crate::otel::parse_or_check(
+                body,
+                content_type.as_deref(),
+                content_encoding.as_deref(),
+                limit,
+                budget,
+            )
+            .map_err(IngestError::from)
         })
         .await?;
         match parsed {

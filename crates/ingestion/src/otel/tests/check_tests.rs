@@ -18,7 +18,8 @@ const BUDGET: usize = 1 << 20;
 /// What the full path makes of `body`: the span count when it is accepted whole as sent.
 fn full_path_spans(body: &[u8], budget: usize) -> Option<usize> {
     let mut request = crate::otel::parse_with_limit(body, Some(PROTOBUF), None, usize::MAX).ok()?;
-    let spans = request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+    let spans =
+        request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
     let nothing_rejected = reject_invalid_spans(&mut request).is_none();
     (nothing_rejected && spans > 0 && check_resource_budget(&request, budget).is_ok()).then_some(spans)
 }
@@ -39,13 +40,20 @@ fn every_captured_protobuf_export_is_checked_as_the_full_path_reads_it() {
             BUDGET,
         )
         .unwrap();
-        let full = decode(&capture.body, Some(&capture.content_type), capture.content_encoding.as_deref()).unwrap();
-        let spans = full.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
+        let full =
+            decode(&capture.body, Some(&capture.content_type), capture.content_encoding.as_deref()).unwrap();
+        let spans =
+            full.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum::<usize>();
         match parsed {
             Parsed::Plain { spans: counted, protobuf } => {
                 assert_eq!(counted, spans, "{}", capture.file);
                 // Kept as sent (decompressed): the worker decodes exactly this export.
-                assert_eq!(crate::otel::ExportTraceServiceRequest::decode(protobuf).unwrap(), full, "{}", capture.file);
+                assert_eq!(
+                    crate::otel::ExportTraceServiceRequest::decode(protobuf).unwrap(),
+                    full,
+                    "{}",
+                    capture.file
+                );
             }
             Parsed::Decoded(..) => panic!("{}: a valid capture took the full path", capture.file),
         }
@@ -92,14 +100,20 @@ fn invalid_utf8_anywhere_is_left_to_the_full_path() {
             }],
         })),
     };
-    let mut with_event = span("s", vec![KeyValue { key: "k".into(), value: Some(nested), ..Default::default() }]);
+    let mut with_event =
+        span("s", vec![KeyValue { key: "k".into(), value: Some(nested), ..Default::default() }]);
     with_event.events.push(event(MARK, vec![i("n", 1)]));
     with_event.status = error_status(MARK);
     let body = request(vec![s(MARK, MARK)], MARK, vec![with_event]).encode_to_vec();
     assert_eq!(plain_export_spans(&Bytes::from(body.clone()), BUDGET), Some(1));
     // Break each occurrence of the mark on its own (0xff is never valid UTF-8).
-    let marks: Vec<usize> = body.windows(MARK.len()).enumerate().filter(|(_, w)| *w == MARK.as_bytes()).map(|(p, _)| p).collect();
-    assert_eq!(marks.len(), 6, "resource key and value, scope name, nested key, event name, status: {marks:?}");
+    let marks: Vec<usize> =
+        body.windows(MARK.len()).enumerate().filter(|(_, w)| *w == MARK.as_bytes()).map(|(p, _)| p).collect();
+    assert_eq!(
+        marks.len(),
+        6,
+        "resource key and value, scope name, nested key, event name, status: {marks:?}"
+    );
     for at in marks {
         let mut broken = body.clone();
         broken[at + 1] = 0xff;

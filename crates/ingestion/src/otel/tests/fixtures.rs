@@ -423,7 +423,8 @@ fn events_only_conversion_gives_the_same_events() {
         let request =
             decode(&capture.body, Some(&capture.content_type), capture.content_encoding.as_deref()).unwrap();
         let full = convert(&request, &context(capture.sdk.clone()));
-        let events_only = convert(&request, &ConvertContext { events_only: true, ..context(capture.sdk.clone()) });
+        let events_only =
+            convert(&request, &ConvertContext { events_only: true, ..context(capture.sdk.clone()) });
         assert_eq!(full.len(), events_only.len(), "{}", capture.file);
         for (full, events_only) in full.iter().zip(&events_only) {
             assert_eq!(full.event, events_only.event, "{}", capture.file);
