@@ -204,7 +204,7 @@ struct KeyValueList {
 }
 
 /// The number of spans of `protobuf` when the export is accepted whole as sent: it decodes (every
-/// string valid UTF-8), has spans, every one with valid ids (`decode::invalid_ids`), and its
+/// string valid UTF-8), has spans, every one with valid ids (`ids`), and its
 /// resources fit `max_resource_copied_bytes`. `None` otherwise: decode it to find out why.
 pub fn plain_export_spans(protobuf: &Bytes, max_resource_copied_bytes: usize) -> Option<usize> {
     // Decoding from `Bytes` makes every string a slice of the body rather than a copy.
@@ -245,7 +245,7 @@ pub fn plain_export_spans(protobuf: &Bytes, max_resource_copied_bytes: usize) ->
 }
 
 fn span(span: &Span) -> Option<()> {
-    super::decode::ids_are_valid(&span.trace_id, &span.span_id, &span.parent_span_id).then_some(())?;
+    super::ids::ids_are_valid(&span.trace_id, &span.span_id, &span.parent_span_id).then_some(())?;
     utf8(&span.trace_state)?;
     utf8(&span.name)?;
     key_values(&span.attributes)?;

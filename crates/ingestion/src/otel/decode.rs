@@ -216,28 +216,5 @@ pub fn validate(request: &ExportTraceServiceRequest) -> Result<(), DecodeError> 
 }
 
 fn invalid_ids(span: &Span) -> Option<String> {
-    invalid_id(&span.trace_id, &span.span_id, &span.parent_span_id)
-}
-
-/// Whether a span's ids are valid (see [`validate`]), for web's check of an export it does not build.
-pub(super) fn ids_are_valid(trace_id: &[u8], span_id: &[u8], parent_span_id: &[u8]) -> bool {
-    invalid_id(trace_id, span_id, parent_span_id).is_none()
-}
-
-fn invalid_id(trace_id: &[u8], span_id: &[u8], parent_span_id: &[u8]) -> Option<String> {
-    let check = |what: &str, id: &[u8], expected: usize| -> Option<String> {
-        if id.len() != expected {
-            Some(format!("{what} must be {expected} bytes, got {}", id.len()))
-        } else if id.iter().all(|b| *b == 0) {
-            Some(format!("{what} is all zeros"))
-        } else {
-            None
-        }
-    };
-    check("trace id", trace_id, 16).or_else(|| check("span id", span_id, 8)).or_else(|| match parent_span_id
-        .len()
-    {
-        0 | 8 => None,
-        n => Some(format!("parent span id must be empty or 8 bytes, got {n}")),
-    })
+    super::ids::invalid_id(&span.trace_id, &span.span_id, &span.parent_span_id)
 }

@@ -10,6 +10,7 @@ mod check;
 mod convert;
 mod decode;
 mod error;
+mod ids;
 mod io;
 mod json;
 mod keys;
