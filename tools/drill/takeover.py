@@ -203,6 +203,8 @@ class Takeover(Drill):
         for thread in threads:
             thread.start()
         self.backfill_with_kills()
+        # A small backfill can end before the SDK's first round (its import and client take seconds).
+        wait_for("a trace sent by the Python SDK", lambda: self.sdk_sent > 0, 60)
         self.stop_traffic.set()
         for thread in threads:
             thread.join(timeout=60)
