@@ -310,11 +310,7 @@ async fn encryption_key_note(
 
 /// Runs a table's [`tables::Shape`] over a page: the rows to write, and the refused ones as
 /// `(label, reason)` (labelled by their name, else their id, as the SQL skips are).
-fn shape_page(
-    rows: Vec<String>,
-    target: &str,
-    options: &Options,
-) -> (Vec<String>, Vec<(String, String)>) {
+fn shape_page(rows: Vec<String>, target: &str, options: &Options) -> (Vec<String>, Vec<(String, String)>) {
     let Some(shape) = tables::shape(target) else {
         return (rows, Vec::new());
     };
@@ -323,7 +319,8 @@ fn shape_page(
     let mut kept = Vec::with_capacity(rows.len());
     let mut refused = Vec::new();
     for row in rows {
-        let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str::<serde_json::Value>(&row) else {
+        let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str::<serde_json::Value>(&row)
+        else {
             kept.push(row);
             continue;
         };

@@ -234,7 +234,10 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
 /// v3's templates, jobs and export as Loupe holds them (docs/takeover.md, **Evaluators**).
 async fn evaluators_and_exports_are_mapped(loupe: &PgPool, text: &str) {
     assert!(text.contains(r#"reads the generation named "llm-call""#), "{text}");
-    assert!(text.contains(r#"a filter on "bookmarked", which Loupe's trace rules cannot filter on"#), "{text}");
+    assert!(
+        text.contains(r#"a filter on "bookmarked", which Loupe's trace rules cannot filter on"#),
+        "{text}"
+    );
     assert!(text.contains("job_executions                 2 rows, not imported: history"), "{text}");
     // The project's template: one evaluator, both versions, v3's ids; the rule runs it.
     let versions: Vec<(String, i32, serde_json::Value)> = sqlx::query_as(
@@ -244,14 +247,27 @@ async fn evaluators_and_exports_are_mapped(loupe: &PgPool, text: &str) {
     .fetch_all(loupe)
     .await
     .unwrap();
-    assert_eq!(versions.iter().map(|(id, v, _)| (id.as_str(), *v)).collect::<Vec<_>>(), [("et-1", 1), ("et-2", 2)]);
+    assert_eq!(
+        versions.iter().map(|(id, v, _)| (id.as_str(), *v)).collect::<Vec<_>>(),
+        [("et-1", 1), ("et-2", 2)]
+    );
     let newest = &versions[1].2;
     assert_eq!(newest["modelConfig"], serde_json::json!({"provider": "openai", "model": "gpt-4o-mini"}));
     assert_eq!(newest["prompt"][0]["role"], "user");
     assert_eq!(newest["outputDefinition"]["dataType"], "NUMERIC");
     assert_eq!(newest["outputDefinition"]["scoreReasoningInstructions"], "one sentence");
     assert_eq!(versions[0].2["modelConfig"], serde_json::Value::Null, "v1 used the project's default model");
-    type Rule = (String, String, bool, Option<String>, f64, i32, serde_json::Value, String, Option<serde_json::Value>);
+    type Rule = (
+        String,
+        String,
+        bool,
+        Option<String>,
+        f64,
+        i32,
+        serde_json::Value,
+        String,
+        Option<serde_json::Value>,
+    );
     let rules: Vec<Rule> = sqlx::query_as(
         "SELECT r.id, r.target, r.enabled, to_char(r.enabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), r.sampling, \
          r.delay_seconds, r.filter, a.evaluator_id, a.variable_mapping FROM evaluation_rules r \
@@ -276,7 +292,11 @@ async fn evaluators_and_exports_are_mapped(loupe: &PgPool, text: &str) {
     let (id, target, enabled, started, _, _, _, evaluator, mapping) = &rules[1];
     assert_eq!((id.as_str(), target.as_str(), *enabled, started), ("jc-2", "dataset", false, &None));
     let (name, project): (String, String) =
-        sqlx::query_as("SELECT name, project_id FROM evaluators WHERE id = $1").bind(evaluator).fetch_one(loupe).await.unwrap();
+        sqlx::query_as("SELECT name, project_id FROM evaluators WHERE id = $1")
+            .bind(evaluator)
+            .fetch_one(loupe)
+            .await
+            .unwrap();
     assert_eq!((name.as_str(), project.as_str(), evaluator.len()), ("toxic", "proj-v3", 36));
     assert_eq!(mapping.as_ref().unwrap()[1]["source"], "expected_output");
 
@@ -290,8 +310,22 @@ async fn evaluators_and_exports_are_mapped(loupe: &PgPool, text: &str) {
     .await
     .unwrap();
     assert_eq!(
-        (file_type.as_str(), mode.as_str(), source.as_str(), start.as_str(), last.as_deref(), region.as_str()),
-        ("JSONL", "FROM_TODAY", "LEGACY_TRACES_OBSERVATIONS", "2025-02-15 00:00", Some("2025-02-22 00:00"), "eu-west-1"),
+        (
+            file_type.as_str(),
+            mode.as_str(),
+            source.as_str(),
+            start.as_str(),
+            last.as_deref(),
+            region.as_str()
+        ),
+        (
+            "JSONL",
+            "FROM_TODAY",
+            "LEGACY_TRACES_OBSERVATIONS",
+            "2025-02-15 00:00",
+            Some("2025-02-22 00:00"),
+            "eu-west-1"
+        ),
         "goes on after the last window v3 exported"
     );
     assert_eq!(EncryptionKey::parse(LOUPE_KEY).unwrap().decrypt(&secret.unwrap()).unwrap(), "blob-secret");

@@ -88,7 +88,8 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
         Some(state) => state,
         None => {
             let (partitions, rows) = plan(run, source.table).await?;
-            let state = State { cursor: ChunkCursor { partitions, ..Default::default() }, ..State::default() };
+            let state =
+                State { cursor: ChunkCursor { partitions, ..Default::default() }, ..State::default() };
             run.set_estimate(&state, i64::try_from(rows).unwrap_or(i64::MAX)).await?;
             state
         }

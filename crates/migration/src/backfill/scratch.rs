@@ -75,7 +75,8 @@ ORDER BY (project_id, trace_id, span_id)";
 /// M4 copies), by their partition and `traces`' own key, so a chunk of M1 finds the ones in its
 /// partition and key range by reading just that range of this table.
 pub const EXPERIMENT_TRACES_TABLE: &str = "experiment_traces_pid_tid_sorting";
-const CREATE_EXPERIMENT_TRACES: &str = "CREATE TABLE IF NOT EXISTS experiment_traces_pid_tid_sorting {ON_CLUSTER} (
+const CREATE_EXPERIMENT_TRACES: &str =
+    "CREATE TABLE IF NOT EXISTS experiment_traces_pid_tid_sorting {ON_CLUSTER} (
     part String, project_id String, timestamp DateTime64(3), id String
 )
 ENGINE = {REPLICATED}ReplacingMergeTree
@@ -84,7 +85,8 @@ ORDER BY (part, project_id, toDate(timestamp), id)";
 /// M3: the same for [`SCRATCH_TABLE`]: each month partition's experiment traces, by (project_id,
 /// trace_id) as M3's chunks walk it.
 pub const EXPERIMENT_OBSERVATIONS_TABLE: &str = "experiment_observations_pid_tid_sorting";
-const CREATE_EXPERIMENT_OBSERVATIONS: &str = "CREATE TABLE IF NOT EXISTS experiment_observations_pid_tid_sorting {ON_CLUSTER} (
+const CREATE_EXPERIMENT_OBSERVATIONS: &str =
+    "CREATE TABLE IF NOT EXISTS experiment_observations_pid_tid_sorting {ON_CLUSTER} (
     part String, project_id String, trace_id String
 )
 ENGINE = {REPLICATED}ReplacingMergeTree

@@ -55,7 +55,8 @@ fn evaluators_cte(schema: &Schema) -> String {
 const JOB_EVALUATOR: &str = "(SELECT k.evaluator_id FROM keyed k JOIN eval_templates t ON t.id = j.eval_template_id \
     WHERE k.owner = j.project_id AND k.tpl_project IS NOT DISTINCT FROM t.project_id AND k.tpl_name = t.name \
     AND k.name = j.score_name LIMIT 1)";
-const JOB_TEMPLATE_TYPE: &str = "(SELECT k.template_type FROM keyed k WHERE k.template_id = j.eval_template_id LIMIT 1)";
+const JOB_TEMPLATE_TYPE: &str =
+    "(SELECT k.template_type FROM keyed k WHERE k.template_id = j.eval_template_id LIMIT 1)";
 
 /// What [`shape_rule`] reads of a job, beside the target table's own columns.
 fn job_fields() -> String {
@@ -80,7 +81,16 @@ pub const TABLES: &[Table] = &[
                 cte = evaluators_cte(schema)
             )
         },
-        columns: &["id", "project_id", "name", "description", "kind", "created_by", "created_at", "updated_at"],
+        columns: &[
+            "id",
+            "project_id",
+            "name",
+            "description",
+            "kind",
+            "created_by",
+            "created_at",
+            "updated_at",
+        ],
         conflict: "(id)",
         insert_only: &[],
         label: "s.name",
@@ -109,7 +119,10 @@ pub const TABLES: &[Table] = &[
         insert_only: &[],
         label: "s.id",
         skips: &[
-            ("NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = s.evaluator_id)", "its evaluator is not imported"),
+            (
+                "NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = s.evaluator_id)",
+                "its evaluator is not imported",
+            ),
             (
                 "EXISTS (SELECT 1 FROM evaluator_versions t WHERE t.evaluator_id = s.evaluator_id \
                  AND t.version = s.version AND t.id <> s.id)",
@@ -157,7 +170,10 @@ pub const TABLES: &[Table] = &[
         skips: &[
             NO_PROJECT,
             ("s.sampling < 0 OR s.sampling > 1", "a sampling rate outside 0 to 1"),
-            ("s.delay_seconds < 0 OR s.delay_seconds > 86400", "a delay outside 0 to a day, which Loupe does not run"),
+            (
+                "s.delay_seconds < 0 OR s.delay_seconds > 86400",
+                "a delay outside 0 to a day, which Loupe does not run",
+            ),
         ],
     },
     Table {
@@ -176,8 +192,14 @@ pub const TABLES: &[Table] = &[
         insert_only: &["created_at"],
         label: "s.rule_id",
         skips: &[
-            ("NOT EXISTS (SELECT 1 FROM evaluation_rules r WHERE r.id = s.rule_id)", "its rule is not imported"),
-            ("NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = s.evaluator_id)", "its evaluator is not imported"),
+            (
+                "NOT EXISTS (SELECT 1 FROM evaluation_rules r WHERE r.id = s.rule_id)",
+                "its rule is not imported",
+            ),
+            (
+                "NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = s.evaluator_id)",
+                "its evaluator is not imported",
+            ),
         ],
     },
 ];
@@ -190,18 +212,24 @@ pub const TABLES: &[Table] = &[
 pub fn shape_version(row: &mut Map<String, Value>, _: &Keys) -> Result<(), String> {
     let mut body = Map::new();
     body.insert("prompt".into(), row.get("prompt").cloned().unwrap_or(Value::Null));
-    if let (Some(Value::String(provider)), Some(Value::String(model))) = (row.get("provider"), row.get("model")) {
+    if let (Some(Value::String(provider)), Some(Value::String(model))) =
+        (row.get("provider"), row.get("model"))
+    {
         body.insert("modelConfig".into(), serde_json::json!({"provider": provider, "model": model}));
     }
-    let v3_definition = row.get("output_definition").filter(|d| {
-        serde_json::from_value::<definition::OutputDefinition>((*d).clone()).is_ok()
-    });
+    let v3_definition = row
+        .get("output_definition")
+        .filter(|d| serde_json::from_value::<definition::OutputDefinition>((*d).clone()).is_ok());
     let output = match (v3_definition, row.get("output_schema")) {
         (Some(output), _) => output.clone(),
         (None, Some(Value::Object(schema))) => {
             let mut output = serde_json::json!({"dataType": "NUMERIC"});
-            for (v3, loupe) in [("reasoning", "scoreReasoningInstructions"), ("score", "scoreValueInstructions")] {
-                if let Some(Value::String(text)) = schema.get(v3).filter(|t| t.as_str().is_some_and(|t| !t.is_empty())) {
+            for (v3, loupe) in
+                [("reasoning", "scoreReasoningInstructions"), ("score", "scoreValueInstructions")]
+            {
+                if let Some(Value::String(text)) =
+                    schema.get(v3).filter(|t| t.as_str().is_some_and(|t| !t.is_empty()))
+                {
                     output[loupe] = Value::String(text.clone());
                 }
             }
@@ -228,7 +256,10 @@ pub fn shape_version(row: &mut Map<String, Value>, _: &Keys) -> Result<(), Strin
 pub fn shape_rule(row: &mut Map<String, Value>, _: &Keys) -> Result<(), String> {
     let text = |key: &str| row.get(key).and_then(Value::as_str).map(str::to_owned);
     if text("job_type").as_deref() != Some("EVAL") {
-        return Err(format!("job type {}: Loupe runs evaluations only", text("job_type").unwrap_or_default()));
+        return Err(format!(
+            "job type {}: Loupe runs evaluations only",
+            text("job_type").unwrap_or_default()
+        ));
     }
     let Some(target) = text("target") else {
         return Err(format!(
@@ -245,7 +276,10 @@ pub fn shape_rule(row: &mut Map<String, Value>, _: &Keys) -> Result<(), String> 
     let filter = translate_filter(&target, row.get("filter"))?;
     let mapping = translate_mapping(&target, row.get("variable_mapping"))?;
     row.insert("filter".into(), Value::Array(filter));
-    row.insert("variable_mapping".into(), if mapping.is_empty() { Value::Null } else { Value::Array(mapping) });
+    row.insert(
+        "variable_mapping".into(),
+        if mapping.is_empty() { Value::Null } else { Value::Array(mapping) },
+    );
     Ok(())
 }
 
@@ -309,7 +343,9 @@ fn translate_mapping(target: &str, mapping: Option<&Value>) -> Result<Vec<Value>
             ("dataset_item", "expected_output") if target == "dataset" => "expected_output",
             ("dataset_item", "metadata") if target == "dataset" => "experiment_item_metadata",
             ("trace" | "dataset_item" | "observation", _) => {
-                return Err(format!("variable {variable} reads {object} {column}, which Loupe's {target} rules do not"));
+                return Err(format!(
+                    "variable {variable} reads {object} {column}, which Loupe's {target} rules do not"
+                ));
             }
             (other, _) => {
                 return Err(format!(

@@ -117,7 +117,10 @@ pub const TABLES: &[Table] = &[
         label: "s.project_id || ' ' || s.bucket_name",
         skips: &[
             NO_PROJECT,
-            ("s.type NOT IN ('S3', 'S3_COMPATIBLE', 'AZURE_BLOB_STORAGE')", "a storage type Loupe does not export to"),
+            (
+                "s.type NOT IN ('S3', 'S3_COMPATIBLE', 'AZURE_BLOB_STORAGE')",
+                "a storage type Loupe does not export to",
+            ),
             (
                 "s.export_frequency NOT IN ('every_20_minutes', 'hourly', 'daily', 'weekly')",
                 "an export frequency Loupe does not know",
@@ -152,7 +155,8 @@ fn move_secret(row: &mut Map<String, Value>, column: &str, keys: &Keys) -> Resul
     let (Some(v3), Some(loupe)) = (keys.v3, keys.loupe) else {
         return Err("its secret needs --encryption-key and Loupe's ENCRYPTION_KEY".to_owned());
     };
-    let plain = v3.decrypt(stored).map_err(|_| "its secret does not decrypt with --encryption-key".to_owned())?;
+    let plain =
+        v3.decrypt(stored).map_err(|_| "its secret does not decrypt with --encryption-key".to_owned())?;
     row.insert(column.to_owned(), Value::String(loupe.encrypt(&plain)));
     Ok(())
 }
