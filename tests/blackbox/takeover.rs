@@ -106,12 +106,14 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
         "{evaluator}"
     );
     assert_eq!(evaluator["modelConfig"]["model"], "gpt-4o-mini", "{evaluator}");
+    // A v3 trace job is a trace-level rule: shown stopped in this stack's `events_only`.
     let (status, rule) = call(&app, "GET", "/api/public/v2/evaluation-rules/jc-1", &key, None).await;
     assert_eq!(
-        (status, &rule["target"], &rule["enabled"], &rule["evaluatorAssignments"][0]["evaluatorId"]),
-        (200, &json!("trace"), &json!(true), &json!("et-1")),
+        (status, &rule["target"], &rule["status"], &rule["evaluatorAssignments"][0]["evaluatorId"]),
+        (200, &json!("trace"), &json!("inactive"), &json!("et-1")),
         "{rule}"
     );
+    assert_eq!(rule["delaySeconds"], 30, "{rule}");
     let (status, rules) = call(&app, "GET", "/api/public/v2/evaluation-rules", &key, None).await;
     assert_eq!((status, rules["data"].as_array().map(Vec::len)), (200, Some(2)), "{rules}");
     let (status, exports) = call(&app, "GET", "/api/public/integrations/blob-storage", &org_key, None).await;
