@@ -103,6 +103,22 @@ function Versions({ id, version }: { id: string; version: number }) {
   );
 }
 
+/** The rules that run an evaluator, by name. */
+function RuleLinks({ ids }: { ids: string[] }) {
+  const { api, href } = useEvaluators();
+  const rules = useLoad((signal) => api.rules(undefined, signal), [api]);
+  const name = (id: string) => rules.data?.data.find((r) => r.id === id)?.name ?? id;
+  return (
+    <ul aria-label="Rules running it">
+      {ids.map((id) => (
+        <li key={id}>
+          <Link to={href(`rules/${encodeURIComponent(id)}`)}>{name(id)}</Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function EvaluatorView() {
   const { evaluatorId = "" } = useParams();
   const { api, writer, href } = useEvaluators();
@@ -163,13 +179,7 @@ export function EvaluatorView() {
               {evaluator.evaluationRuleAssignments.length === 0 ? (
                 <p className="muted">No rule runs it yet.</p>
               ) : (
-                <ul>
-                  {evaluator.evaluationRuleAssignments.map((a) => (
-                    <li key={a.evaluationRuleId}>
-                      <Link to={href(`rules/${encodeURIComponent(a.evaluationRuleId)}`)}>{a.evaluationRuleId}</Link>
-                    </li>
-                  ))}
-                </ul>
+                <RuleLinks ids={evaluator.evaluationRuleAssignments.map((a) => a.evaluationRuleId)} />
               )}
             </section>
             {deleting && (

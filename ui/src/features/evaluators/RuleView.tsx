@@ -46,7 +46,9 @@ export function NewRule() {
 }
 
 function Facts({ rule }: { rule: Rule }) {
-  const { href } = useEvaluators();
+  const { api, href } = useEvaluators();
+  const evaluators = useLoad((signal) => api.evaluators(undefined, signal), [api]);
+  const name = (id: string) => evaluators.data?.data.find((e) => e.id === id)?.name ?? id;
   return (
     <dl className="ev-facts">
       <dt>Target</dt>
@@ -55,7 +57,7 @@ function Facts({ rule }: { rule: Rule }) {
       <dd>
         {rule.evaluatorAssignments.map((a) => (
           <Link key={a.evaluatorId} to={href(encodeURIComponent(a.evaluatorId))}>
-            {a.evaluatorId}
+            {name(a.evaluatorId)}
           </Link>
         ))}
       </dd>
