@@ -14,6 +14,7 @@ mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
+mod evaluation_executions;
 mod evaluation_rules;
 mod evaluators;
 mod health;
@@ -85,6 +86,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(prompts::routes())
         .merge(evaluators::routes())
         .merge(evaluation_rules::routes())
+        .merge(evaluation_executions::routes())
         .merge(models::routes())
         .merge(media::routes())
         .merge(datasets::routes())

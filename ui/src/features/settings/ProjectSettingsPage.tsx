@@ -1,5 +1,5 @@
 // Project settings at /project/{projectId}/settings: General (name, retention), API keys, Members,
-// Score configs, Models and prices, and the Danger zone (delete the project after typing its name).
+// Score configs, Models and prices, LLM connections, and the Danger zone (delete the project after typing its name).
 // What a section offers follows the person's role on the project (docs/identity.md): OWNER and ADMIN
 // manage the project, its keys and members; MEMBER writes score configs and models; VIEWER reads.
 
@@ -17,6 +17,7 @@ import { settings } from "./api";
 import { ApiKeys } from "./ApiKeys";
 import { checkRetention, canManage, canWrite, PROJECT_NAME_MAX } from "./forms";
 import { ProjectMembers } from "./Members";
+import { LlmConnections } from "./LlmConnections";
 import { Models } from "./Models";
 import { ScoreConfigs } from "./ScoreConfigs";
 import { Section, SettingsNav } from "./Section";
@@ -28,6 +29,7 @@ const SECTIONS = [
   ["members", "Members"],
   ["score-configs", "Score configs"],
   ["models", "Models and prices"],
+  ["llm-connections", "LLM connections"],
   ["danger", "Danger zone"],
 ] as const;
 
@@ -167,6 +169,9 @@ export default function ProjectSettingsPage() {
           </Section>
           <Section id="models" title="Models and prices">
             <Models api={api} canWrite={write} />
+          </Section>
+          <Section id="llm-connections" title="LLM connections">
+            <LlmConnections api={api} canManage={manage} />
           </Section>
           {manage && (
             <Section id="danger" title="Danger zone" danger>
