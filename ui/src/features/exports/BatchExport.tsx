@@ -49,6 +49,7 @@ function ExportDialog({ state, onClose }: { state: ViewState; onClose(): void })
   const client = useMemo(() => exportsApi(api), [api]);
   const [fileType, setFileType] = useState<FileType>("CSV");
   const [name, setName] = useState("");
+  const [compressed, setCompressed] = useState(true);
   const [batch, setBatch] = useState<BatchExport | null>(null);
   const [pollError, setPollError] = useState<unknown>(undefined);
   const action = useAction();
@@ -78,7 +79,7 @@ function ExportDialog({ state, onClose }: { state: ViewState; onClose(): void })
   }, [batch, client]);
 
   const start = async () => {
-    const created = await action.run(() => client.createBatch(batchRequest(state, fileType, name, Date.now())));
+    const created = await action.run(() => client.createBatch({ ...batchRequest(state, fileType, name, Date.now()), compressed: compressed && fileType !== "PARQUET" }));
     if (created) setBatch(created);
   };
 
@@ -114,6 +115,10 @@ function ExportDialog({ state, onClose }: { state: ViewState; onClose(): void })
             </select>
           </div>
           <TextField label="Name (optional)" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+          <label className="check export-check">
+            <input type="checkbox" checked={compressed && fileType !== "PARQUET"} disabled={fileType === "PARQUET"} onChange={(e) => setCompressed(e.target.checked)} />
+            gzip
+          </label>
         </div>
       )}
       {action.error !== undefined && <InlineError>{describeError(action.error)}</InlineError>}

@@ -50,7 +50,23 @@ export default function MonitorsPage() {
     { id: "channels", header: "Channels", width: "6rem", align: "end", render: (m) => String(m.channels.length) },
   ];
 
-  if (selected) return <MonitorDetail client={client} id={selected} canWrite={writer} onBack={() => open(null)} onDeleted={() => { open(null); result.reload(); }} />;
+  const secretDialog = secrets.length > 0 && <SecretDialog secrets={secrets} onDone={() => setSecrets([])} />;
+  if (selected)
+    return (
+      <>
+        <MonitorDetail
+          client={client}
+          id={selected}
+          canWrite={writer}
+          onBack={() => open(null)}
+          onDeleted={() => {
+            open(null);
+            result.reload();
+          }}
+        />
+        {secretDialog}
+      </>
+    );
 
   return (
     <div className="page monitors-page">
@@ -66,7 +82,7 @@ export default function MonitorsPage() {
           </Button>
         )}
       </header>
-      {secrets.length > 0 && <SecretDialog secrets={secrets} onDone={() => setSecrets([])} />}
+      {secretDialog}
       {creating && (
         <MonitorForm
           initial={EMPTY_FORM}
@@ -75,7 +91,7 @@ export default function MonitorsPage() {
             setCreating(false);
             setSecrets(made);
             result.reload();
-            if (!made.length) open(monitor.id);
+            open(monitor.id);
           }}
           onCancel={() => setCreating(false)}
         />
