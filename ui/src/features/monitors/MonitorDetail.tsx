@@ -18,9 +18,10 @@ import { describeRule, describeSeconds, formOf } from "./form";
 import { MonitorForm } from "./MonitorForm";
 import { SecretDialog, StateBadge } from "./parts";
 
-/** How often the page reloads while it waits for an evaluation it asked for. */
+/** How often the page reloads while an evaluation is due. */
 const POLL_MS = 1500;
-/** And for how long at most (the worker takes a due monitor within its poll interval). */
+/** And for how long at most after the page opened or changed it (the worker takes a due monitor
+ * within its poll interval, a second by default). */
 const POLL_FOR_MS = 60_000;
 
 interface MonitorDetailProps {
@@ -168,29 +169,28 @@ export function MonitorDetail({ client, id, canWrite, onBack, onDeleted }: Monit
   const [deleting, setDeleting] = useState(false);
   const [secrets, setSecrets] = useState<string[]>([]);
   const [round, setRound] = useState(0);
-  const [waitingSince, setWaitingSince] = useState<{ at: number; evaluated: string | null } | null>(null);
+  // Poll for a minute after the page opens and after each change, while an evaluation is due (the
+  // first one, "Evaluate now", an edit), so the new state shows without a reload.
+  const [pollUntil, setPollUntil] = useState(() => Date.now() + POLL_FOR_MS);
   const action = useAction();
   const removal = useAction();
+  const monitor = loaded.data;
+  const due = !!monitor && (!monitor.lastEvaluatedAt || Date.parse(monitor.nextEvaluationAt) <= Date.now());
+  const polling = due && Date.now() < pollUntil;
 
-  // After "Evaluate now", reload until the monitor shows a newer evaluation (or a minute passed).
   useEffect(() => {
-    if (!waitingSince) return;
-    const evaluated = loaded.data?.lastEvaluatedAt ?? null;
-    if (evaluated !== waitingSince.evaluated || Date.now() - waitingSince.at > POLL_FOR_MS) {
-      setWaitingSince(null);
-      setRound((r) => r + 1);
-      return;
-    }
+    if (!polling) return;
     const timer = setTimeout(() => {
       loaded.reload();
       setRound((r) => r + 1);
     }, POLL_MS);
     return () => clearTimeout(timer);
-  }, [waitingSince, loaded.data, loaded]);
+  }, [polling, monitor, loaded]);
 
   const run = async (change: () => Promise<unknown>) => {
     const done = await action.run(change);
     if (done !== undefined) {
+      setPollUntil(Date.now() + POLL_FOR_MS);
       loaded.reload();
       setRound((r) => r + 1);
     }
@@ -213,16 +213,7 @@ export function MonitorDetail({ client, id, canWrite, onBack, onDeleted }: Monit
               </div>
               {canWrite && (
                 <div className="settings-row">
-                  <Button
-                    busy={waitingSince !== null}
-                    onClick={() =>
-                      void run(async () => {
-                        await client.evaluateNow(monitor.id);
-                        setWaitingSince({ at: Date.now(), evaluated: monitor.lastEvaluatedAt });
-                        return true;
-                      })
-                    }
-                  >
+                  <Button busy={polling} onClick={() => void run(() => client.evaluateNow(monitor.id).then(() => true))}>
                     Evaluate now
                   </Button>
                   <Button onClick={() => void run(() => client.mute(monitor.id, !monitor.muted).then((m) => loaded.set(m)).then(() => true))}>
@@ -260,6 +251,7 @@ export function MonitorDetail({ client, id, canWrite, onBack, onDeleted }: Monit
                 editing={monitor}
                 onSave={(request) => client.update(monitor.id, request)}
                 onSaved={(saved, made) => {
+                  setPollUntil(Date.now() + POLL_FOR_MS);
                   loaded.set(saved);
                   setEditing(false);
                   setSecrets(made);
