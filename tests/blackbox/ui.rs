@@ -50,8 +50,11 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     let only = test_support::run_option("LOUPE_UI_SPECS").unwrap_or_default();
     let only: Vec<&str> = only.split_whitespace().collect();
     // The stack's own S3-compatible store stands in for a customer's bucket (e2e/exports.spec.ts).
-    let s3 = |name: &str| api.stack.env.get(&format!("LANGFUSE_S3_EVENT_UPLOAD_{name}")).cloned().unwrap_or_default();
-    let (endpoint, bucket, key_id, secret) = (s3("ENDPOINT"), s3("BUCKET"), s3("ACCESS_KEY_ID"), s3("SECRET_ACCESS_KEY"));
+    let s3 = |name: &str| {
+        api.stack.env.get(&format!("LANGFUSE_S3_EVENT_UPLOAD_{name}")).cloned().unwrap_or_default()
+    };
+    let (endpoint, bucket, key_id, secret) =
+        (s3("ENDPOINT"), s3("BUCKET"), s3("ACCESS_KEY_ID"), s3("SECRET_ACCESS_KEY"));
     let env = [
         ("LOUPE_FAILED_MIGRATION", failed_step),
         ("LOUPE_S3_ENDPOINT", endpoint.as_str()),

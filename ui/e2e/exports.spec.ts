@@ -106,6 +106,7 @@ test("an owner sets up the scheduled export and the retention; a VIEWER only rea
   const viewerRetention = viewer.getByRole("region", { name: "Data retention" });
   await expect(viewerRetention.getByLabel("Data retention (days)")).toHaveAttribute("readonly", "");
   await expect(viewerRetention.getByRole("button", { name: "Save retention" })).toHaveCount(0);
+  await viewerRetention.scrollIntoViewIfNeeded();
   await shot(viewer, testInfo, "viewer-settings");
   const me = await (await viewer.request.get("/api/ui/me")).json();
   const headers = { "X-CSRF-Token": me.csrfToken, "X-Loupe-Project": loupe.projectId };
