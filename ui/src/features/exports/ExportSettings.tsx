@@ -219,41 +219,41 @@ export function ExportSettings({ manage }: { manage: boolean }) {
   const status = useLoad((signal) => (manage && loaded.data ? client.status(signal) : Promise.resolve(null)), [api, manage, loaded.data]);
   if (!manage) return <p className="muted">Only owners and admins see and manage this project's scheduled export.</p>;
   const sources = sourcesFor(me.instance?.writeMode);
-  const saved = loaded.data ?? null;
-  return (
-    // `null` (no export yet) is an answer here, which LoadedView would take for "not loaded".
-    loaded.data === undefined ? (
+  // `null` (no export yet) is an answer here, which LoadedView would take for "not loaded".
+  if (loaded.data === undefined)
+    return (
       <LoadedView result={loaded} loadingLabel="Loading the export…">
         {() => null}
       </LoadedView>
-    ) : (
-        <div className="settings-block">
-          <p className="muted">Copies this project's observations, traces and scores to your own bucket as files, on a schedule.</p>
-          {saved && status.data && (
-            <div className="settings-row">
-              <Status status={status.data} />
-              <Button size="sm" variant="ghost" busy={status.loading} onClick={status.reload}>
-                Refresh status
-              </Button>
-            </div>
-          )}
-          {status.error !== undefined && <InlineError>{describeError(status.error)}</InlineError>}
-          <IntegrationEditor
-            key={saved ? "saved" : "new"}
-            saved={saved}
-            sources={sources}
-            done={done}
-            onSaved={(i) => {
-              setDone(true);
-              loaded.set(i);
-            }}
-            onChanged={() => setDone(false)}
-            onRemoved={() => {
-              setDone(false);
-              setRound((r) => r + 1);
-            }}
-          />
+    );
+  const saved = loaded.data;
+  return (
+    <div className="settings-block">
+      <p className="muted">Copies this project's observations, traces and scores to your own bucket as files, on a schedule.</p>
+      {saved && status.data && (
+        <div className="settings-row">
+          <Status status={status.data} />
+          <Button size="sm" variant="ghost" busy={status.loading} onClick={status.reload}>
+            Refresh status
+          </Button>
         </div>
-    )
+      )}
+      {status.error !== undefined && <InlineError>{describeError(status.error)}</InlineError>}
+      <IntegrationEditor
+        key={saved ? "saved" : "new"}
+        saved={saved}
+        sources={sources}
+        done={done}
+        onSaved={(i) => {
+          setDone(true);
+          loaded.set(i);
+        }}
+        onChanged={() => setDone(false)}
+        onRemoved={() => {
+          setDone(false);
+          setRound((r) => r + 1);
+        }}
+      />
+    </div>
   );
 }
