@@ -144,7 +144,7 @@ export function MonitorForm({ initial, editing, onSave, onSaved, onCancel }: Mon
         <textarea
           id="monitor-filters"
           className="field__input monitor-form__filters"
-          rows={2}
+          rows={3}
           maxLength={20_000}
           value={form.filters}
           aria-invalid={problems.filters ? true : undefined}
