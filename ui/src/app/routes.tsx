@@ -33,6 +33,7 @@ export const projectPages: readonly ProjectPage[] = [
   page("traces", undefined, () => import("../features/legacy/TracesPage")),
   // One trace, full-width (deep links; the sessions page links here). Ranks above `traces/*`.
   page("traces/:traceId", undefined, () => import("../features/trace/TracePage")),
+  page("monitors", "Monitors", () => import("../features/monitors/MonitorsPage")),
   page("settings", "Settings", () => import("../features/settings/ProjectSettingsPage")),
 ];
 

@@ -41,6 +41,7 @@ mod ui_observations;
 mod ui_people;
 mod ui_prompts;
 mod ui_public_links;
+mod ui_retention;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -76,6 +77,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_members::routes())
         .merge(ui_people::routes())
         .merge(ui_settings::routes())
+        .merge(ui_retention::routes())
         .merge(ui_trace::routes())
         .merge(ui_datasets::routes())
         .merge(ui_prompts::routes())
