@@ -10,6 +10,7 @@ pub mod evaluators;
 pub mod filter;
 pub mod jsonpath;
 pub mod page;
+pub mod pauses;
 pub mod rules;
 pub mod runs;
 

@@ -16,6 +16,7 @@
 
 mod execute;
 mod follow;
+mod propagated;
 pub mod judge;
 mod runs;
 pub mod source;
