@@ -13,7 +13,9 @@ use test_support::llm_stub::{LlmStub, StubReply};
 use tokio_util::sync::CancellationToken;
 
 use crate::api::Api;
-use crate::evaluations::{connect, evaluator, executions, rule, send_spans, settled, start, stored_score, until};
+use crate::evaluations::{
+    connect, evaluator, executions, rule, send_spans, settled, start, stored_score, until,
+};
 
 fn only(names: &[&str]) -> Value {
     json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": names}])
@@ -38,8 +40,11 @@ async fn deleting_a_connection_pauses_its_evaluators_until_one_is_saved_again() 
                       "modelConfig": {"provider": "another", "model": "m"}, "outputDefinition": {"dataType": "NUMERIC"}});
     let (status, elsewhere) = api.send(Method::POST, "/api/public/v2/evaluators", Some(&body)).await;
     assert_eq!(status, 200, "{elsewhere}");
-    let live = rule(&api, json!({"name": "live", "enabled": true, "filter": only(&["judge-me"]),
-                                 "evaluatorAssignments": [{"evaluatorId": judge}]}))
+    let live = rule(
+        &api,
+        json!({"name": "live", "enabled": true, "filter": only(&["judge-me"]),
+                                 "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
     .await;
 
     let connections = get(&api, "/api/public/llm-connections").await;
@@ -48,7 +53,10 @@ async fn deleting_a_connection_pauses_its_evaluators_until_one_is_saved_again() 
     assert_eq!(status, 200, "{body}");
 
     let paused = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
-    assert_eq!((&paused["status"], &paused["pausedReason"]), (&json!("paused"), &json!("llm_connection_deleted")));
+    assert_eq!(
+        (&paused["status"], &paused["pausedReason"]),
+        (&json!("paused"), &json!("llm_connection_deleted"))
+    );
     assert!(paused["pausedAt"].is_string(), "{paused}");
     assert!(paused["pausedMessage"].as_str().unwrap().contains("\"stub\""), "{paused}");
     let other = get(&api, &format!("/api/public/v2/evaluators/{}", elsewhere["id"].as_str().unwrap())).await;
@@ -58,7 +66,8 @@ async fn deleting_a_connection_pauses_its_evaluators_until_one_is_saved_again() 
     assert!(shown["inactiveReason"].as_str().unwrap().contains("paused"), "{shown}");
 
     // A matching span while paused: its execution is recorded and waits, never called.
-    send_spans(&api, "7bf92f3577b34da6a3ce929d0e0e4736", &[("00000000000000c1", "judge-me", "case-ok")]).await;
+    send_spans(&api, "7bf92f3577b34da6a3ce929d0e0e4736", &[("00000000000000c1", "judge-me", "case-ok")])
+        .await;
     until(&pool, &live, Duration::from_secs(60), &worker, |f| f.len() == 1).await;
     let due_since = Instant::now();
     while due_since.elapsed() < Duration::from_secs(3) {
@@ -122,8 +131,11 @@ async fn dual_mode_judges_legacy_sdk_generations_once_they_are_propagated() {
     let pool = api.stack.pg.pool().await;
     connect(&api, &stub).await;
     let judge = evaluator(&api, "Legacy quality").await;
-    let live = rule(&api, json!({"name": "legacy", "enabled": true, "filter": only(&["legacy-gen"]),
-                                 "evaluatorAssignments": [{"evaluatorId": judge}]}))
+    let live = rule(
+        &api,
+        json!({"name": "legacy", "enabled": true, "filter": only(&["legacy-gen"]),
+                                 "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
     .await;
 
     // A legacy SDK's batch: the generation goes to the v3 tables and the staging table.
@@ -203,11 +215,17 @@ async fn a_delayed_rule_waits_and_a_provider_that_never_answers_ends_in_error() 
     let pool = api.stack.pg.pool().await;
     connect(&api, &stub).await;
     let judge = evaluator(&api, "Helpfulness").await;
-    let delayed = rule(&api, json!({"name": "delayed", "enabled": true, "delaySeconds": 4, "filter": only(&["later"]),
-                                    "evaluatorAssignments": [{"evaluatorId": judge}]}))
+    let delayed = rule(
+        &api,
+        json!({"name": "delayed", "enabled": true, "delaySeconds": 4, "filter": only(&["later"]),
+                                    "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
     .await;
-    let hanging = rule(&api, json!({"name": "hanging", "enabled": true, "filter": only(&["hangs"]),
-                                    "evaluatorAssignments": [{"evaluatorId": judge}]}))
+    let hanging = rule(
+        &api,
+        json!({"name": "hanging", "enabled": true, "filter": only(&["hangs"]),
+                                    "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
     .await;
     send_spans(
         &api,
@@ -244,8 +262,11 @@ async fn two_workers_racing_judge_each_execution_once() {
     let pool = api.stack.pg.pool().await;
     connect(&api, &stub).await;
     let judge = evaluator(&api, "Helpfulness").await;
-    let all = rule(&api, json!({"name": "all", "enabled": true, "filter": only(&["raced"]),
-                                "evaluatorAssignments": [{"evaluatorId": judge}]}))
+    let all = rule(
+        &api,
+        json!({"name": "all", "enabled": true, "filter": only(&["raced"]),
+                                "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
     .await;
     let ids: Vec<String> = (1..=24).map(|i| format!("{:016x}", 0xe00 + i)).collect();
     let spans: Vec<(&str, &str, &str)> = ids.iter().map(|id| (id.as_str(), "raced", id.as_str())).collect();
@@ -256,7 +277,8 @@ async fn two_workers_racing_judge_each_execution_once() {
     .await;
     assert!(found.iter().all(|e| e.attempts == 1), "an execution was claimed twice: {found:?}");
     for id in &ids {
-        let calls = stub.requests().iter().filter(|r| r.body_text().contains(&format!("Question: {id}\\n"))).count();
+        let calls =
+            stub.requests().iter().filter(|r| r.body_text().contains(&format!("Question: {id}\\n"))).count();
         assert_eq!(calls, 1, "span {id} was judged {calls} times\n{}", second.log_tail());
     }
 }

@@ -374,13 +374,16 @@ fn system_text_splits_from_the_turns_and_alone_becomes_the_user_turn() {
     ]);
     let (system, turns) = mixed.split_system();
     assert_eq!(system.as_deref(), Some("be fair\n\nbe brief"));
-    assert_eq!(turns.iter().map(|m| (m.role, m.content.as_str())).collect::<Vec<_>>(), [
-        (ChatRole::User, "q"),
-        (ChatRole::Assistant, "a")
-    ]);
+    assert_eq!(
+        turns.iter().map(|m| (m.role, m.content.as_str())).collect::<Vec<_>>(),
+        [(ChatRole::User, "q"), (ChatRole::Assistant, "a")]
+    );
     let only_system = request(vec![ChatMessage::system("rate it")]);
     let (system, turns) = only_system.split_system();
-    assert_eq!((system, turns), (None, vec![ChatMessage { role: ChatRole::User, content: "rate it".into() }]));
+    assert_eq!(
+        (system, turns),
+        (None, vec![ChatMessage { role: ChatRole::User, content: "rate it".into() }])
+    );
     let no_system = request(vec![ChatMessage { role: ChatRole::User, content: "q".into() }]);
     assert_eq!(no_system.split_system().0, None);
 }

@@ -86,7 +86,13 @@ fn spans(first: u64, count: u64) -> Value {
     json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]})
 }
 
-async fn send(client: &reqwest::Client, url: &str, auth: &str, path: &str, body: &Value) -> anyhow::Result<Value> {
+async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    auth: &str,
+    path: &str,
+    body: &Value,
+) -> anyhow::Result<Value> {
     let method = if path.ends_with("llm-connections") { reqwest::Method::PUT } else { reqwest::Method::POST };
     let response = client
         .request(method, format!("{url}{path}"))
@@ -134,7 +140,8 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
                                                {"variable": "output", "source": "output"}],
                            "outputDefinition": {"dataType": "NUMERIC"}});
     let evaluator = send(&client, &web.url, &auth, "/api/public/v2/evaluators", &evaluator).await?;
-    let filter = json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["bench"]}]);
+    let filter =
+        json!([{"type": "stringOptions", "column": "name", "operator": "any of", "value": ["bench"]}]);
     let rule = json!({"name": "bench", "enabled": true, "filter": filter,
                       "evaluatorAssignments": [{"evaluatorId": evaluator["id"]}]});
     send(&client, &web.url, &auth, "/api/public/v2/evaluation-rules", &rule).await?;
@@ -162,7 +169,8 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
     let sent_in = started.elapsed().as_secs_f64();
 
     // Scores become readable in ClickHouse; each is timed when this loop first sees it.
-    let ch = clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(&env["CLICKHOUSE_DB"]);
+    let ch =
+        clickhouse::Client::default().with_url(&env["CLICKHOUSE_URL"]).with_database(&env["CLICKHOUSE_DB"]);
     let ch = match (env.get("CLICKHOUSE_USER"), env.get("CLICKHOUSE_PASSWORD")) {
         (Some(user), Some(password)) => ch.with_user(user).with_password(password),
         _ => ch,
@@ -174,7 +182,7 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
             bail!("only {} of {} scores after the deadline", visible.len(), options.observations);
         }
         let ids: Vec<String> = ch
-            .query("SELECT DISTINCT observation_id FROM scores WHERE source = 'EVAL' AND name = 'Bench'")
+            .query("SELECT DISTINCT ifNull(observation_id, '') FROM scores WHERE source = 'EVAL' AND name = 'Bench'")
             .fetch_all()
             .await?;
         let now = Instant::now();
@@ -190,9 +198,10 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
         .filter_map(|(id, seen)| Some(seen.duration_since(*accepted.get(id)?).as_secs_f64()))
         .collect();
     latencies.sort_by(f64::total_cmp);
-    let (errors,): (i64,) = sqlx::query_as("SELECT count(*) FROM evaluation_executions WHERE status = 'error'")
-        .fetch_one(&sqlx::PgPool::connect(&env["DATABASE_URL"]).await?)
-        .await?;
+    let (errors,): (i64,) =
+        sqlx::query_as("SELECT count(*) FROM evaluation_executions WHERE status = 'error'")
+            .fetch_one(&sqlx::PgPool::connect(&env["DATABASE_URL"]).await?)
+            .await?;
     println!(
         "evaluators benchmark: {} observations, judge latency {} ms, at most {} executions at once",
         options.observations, options.latency_ms, options.concurrency

@@ -96,7 +96,8 @@ async fn upsert(
     let (connection, created) =
         llm_connections::upsert(&state.stores.postgres, key, &auth.project.id, writer, body).await?;
     // Evaluators paused when this provider's connection was deleted run again.
-    evaluation::pauses::connection_saved(&state.stores.postgres, &auth.project.id, &connection.provider).await?;
+    evaluation::pauses::connection_saved(&state.stores.postgres, &auth.project.id, &connection.provider)
+        .await?;
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(connection)))
 }

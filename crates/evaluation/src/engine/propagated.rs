@@ -10,7 +10,7 @@
 
 use serde::Deserialize;
 
-use super::follow::{CHUNK, cursor_of, matching, record_and_advance};
+use super::cursors::{CHUNK, cursor_of, matching, record_and_advance};
 use super::{Engine, rules_of, source};
 
 /// This follower's name in `evaluation_cursors`.

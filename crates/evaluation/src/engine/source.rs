@@ -125,7 +125,8 @@ impl Feed {
         limit: u64,
     ) -> storage::Result<Vec<T>> {
         let Feed { table, id, columns, .. } = self;
-        let newest = if self.newest_only { format!(", event_ts DESC LIMIT 1 BY {id}") } else { String::new() };
+        let newest =
+            if self.newest_only { format!(", event_ts DESC LIMIT 1 BY {id}") } else { String::new() };
         let sql = format!(
             "SELECT {columns} FROM {table}
              WHERE project_id = ? AND is_deleted = 0
