@@ -95,11 +95,11 @@ pub async fn drop_isolated(stack_env_file: &Path, env: &BTreeMap<String, String>
         return;
     };
     let dropped = format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)");
-    let outcome = match sqlx::PgConnection::connect(&server_url).await {
-        Ok(mut admin) => sqlx::query(sqlx::AssertSqlSafe(dropped)).execute(&mut admin).await.map(|_| ()),
-        Err(e) => Err(e),
+    let outcome = async {
+        let mut admin = sqlx::PgConnection::connect(&server_url).await?;
+        sqlx::query(sqlx::AssertSqlSafe(dropped)).execute(&mut admin).await
     };
-    if let Err(e) = outcome {
+    if let Err(e) = outcome.await {
         eprintln!("cleanup: could not drop PostgreSQL database {database}: {e}");
     }
 }
