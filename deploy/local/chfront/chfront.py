@@ -101,10 +101,12 @@ class SchedLock:
 
 class _Held:
     def __init__(self, lock, urgent):
-        self.lock, self.urgent = lock, urgent
+        self.lock, self.urgent, self.waited = lock, urgent, 0.0
 
     def __enter__(self):
+        t0 = time.perf_counter()
         self.lock.acquire(self.urgent)
+        self.waited = time.perf_counter() - t0
 
     def __exit__(self, *exc):
         self.lock.release()
@@ -201,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
         t0 = time.perf_counter()
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True))
-        self.head, status = params.get("query", ""), 499
+        self.head, status, self.lock_hold = params.get("query", ""), 499, None
         try:
             body = Body(self.rfile, self.headers)
             if url.path in ("/ping", "/replicas_status"):
@@ -219,9 +221,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away: nobody to answer
         finally:
             ms = (time.perf_counter() - t0) * 1000
-            self.server.log(f"{self.command} {status} {ms:.1f}ms {' '.join(self.head[:160].split())[:80]}")
+            # How long the statement queued for the engine, so a slow line tells waiting from running.
+            wait = f" wait {self.lock_hold.waited * 1000:.1f}ms" if self.lock_hold else ""
+            self.server.log(f"{self.command} {status} {ms:.1f}ms{wait} {' '.join(self.head[:160].split())[:80]}")
 
     do_POST = do_GET
+
+    def held(self, is_urgent):
+        self.lock_hold = self.server.engine.lock.hold(is_urgent)
+        return self.lock_hold
 
     def common(self, params):
         db = params.get("database") or self.headers.get("X-ClickHouse-Database") or "default"
@@ -252,7 +260,7 @@ class Handler(BaseHTTPRequestHandler):
         db, settings = self.common(params)
         engine = self.server.engine
         try:
-            with engine.lock.hold(urgent(sql, settings)):
+            with self.held(urgent(sql, settings)):
                 try:
                     engine.apply(db, settings)
                     if body_insert:
@@ -276,7 +284,7 @@ class Handler(BaseHTTPRequestHandler):
         db, settings = self.common(params)
         pieces = compressed_blocks(body) if params.get("decompress") == "1" else body.pieces()
         engine = self.server.engine
-        with engine.lock.hold(urgent=True):
+        with self.held(True):
             try:
                 engine.apply(db, settings)
                 done = engine.insert(head, fmt, pieces)
@@ -340,8 +348,10 @@ class Server(ThreadingHTTPServer):
         super().__init__(addr, Handler)
 
     def log(self, line):
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1000):03d}"
         with self.log_lock:
-            self.log_file.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+            self.log_file.write(f"{stamp} {line}\n")
 
     def handle_error(self, request, client_address):  # a bug in a handler: keep the traceback in our log
         import traceback
