@@ -46,8 +46,9 @@ DRAIN_LIMIT = 1 << 30  # a failed insert reads at most this much more of its bod
 SMALL_BODY = 64 << 10  # replies below this go out in one send() together with their headers
 TEXT = "text/plain; charset=UTF-8"
 # A waiting read lets at most this many urgent statements go first, then it is served: a burst of writes (a
-# bulk copy's many inserts) must not starve the readers.
-READ_PASSED = 4
+# bulk copy's many inserts) must not starve the readers. Eight lets a whole `dual` flush (two merge reads,
+# up to five inserts) through before a read that came during it.
+READ_PASSED = 8
 # What a server runs beside its reads; everything else (SELECT, SHOW, DESCRIBE, EXISTS, WITH ...) is a read.
 WRITE_RE = re.compile(rb"^\s*(?:INSERT|CREATE|ALTER|DROP|TRUNCATE|RENAME|OPTIMIZE|DELETE|UPDATE|EXCHANGE|"
                       rb"ATTACH|DETACH|SYSTEM|GRANT|REVOKE)\b", re.I)
