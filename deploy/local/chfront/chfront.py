@@ -6,8 +6,8 @@ there is one session behind one global lock: every query is serialised. A server
 side, so an insert there never waits for other clients' SELECTs; to stay close to that, the lock is granted to
 writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
 waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
-have passed waiting reads, the oldest read goes next, so reads are never starved. Answers are unchanged: only the order of waiting statements is.
-The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
+have passed waiting reads, the oldest read goes next, so reads are never starved. Answers are unchanged: only
+the order of waiting statements is. The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
