@@ -7,7 +7,8 @@ side, so an insert there never waits for other clients' SELECTs; to stay close t
 writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
 waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
 have passed waiting reads, the oldest read goes next, so reads are never starved. Answers are unchanged: only
-the order of waiting statements is. The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
+the order of waiting statements is. The protocol facts behind each choice are in
+shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
