@@ -59,7 +59,10 @@ async fn an_azure_upload_puts_blocks_then_the_block_list_with_shared_key() {
         ..settings.clone()
     };
     let store = target::connect(&by_name, &OutboundPolicy::default()).unwrap();
-    let refused = Upload::start(store.as_ref(), "pre/x.jsonl", "application/x-ndjson").await.err().unwrap();
+    // Azure's upload starts without a request: the first block goes out at the finish.
+    let mut refused = Upload::start(store.as_ref(), "pre/x.jsonl", "application/x-ndjson").await.unwrap();
+    refused.write(b"{}\n").await.unwrap();
+    let refused = refused.finish().await.unwrap_err();
     assert!(refused.to_string().contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "{refused}");
     assert!(seen.lock().unwrap().is_empty(), "the account was never reached");
 

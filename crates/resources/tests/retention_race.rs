@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use domain::config::{BlobSettings, RetentionSettings};
+use futures::FutureExt;
 use resources::retention::{BeforeMove, Retention};
 use storage::blob::BlobStore;
 use storage::clickhouse::{ClickHouse, retention as ch};
@@ -65,12 +66,13 @@ async fn a_row_written_into_a_month_being_dropped_is_kept() {
 
     // The racing write: the keeper's row, backdated into the month, after the check.
     let racer = clickhouse.clone();
-    let raced: BeforeMove = Arc::new(move |table, partition| {
+    let raced: BeforeMove = Arc::new(move |table: &'static str, partition: String| {
         let racer = racer.clone();
-        Box::pin(async move {
+        async move {
             assert_eq!((table, partition), ("traces", partition_of(old)));
             insert(&racer, KEEPER, "b-raced", old).await;
-        })
+        }
+        .boxed()
     });
     let job = Retention {
         postgres: postgres.clone(),
