@@ -47,6 +47,7 @@ pub fn convert_context() -> ConvertContext {
         blob_storage_file_path: "otel/fuzz".into(),
         sdk: sdk(),
         public_key: "pk-lf-fuzz".into(),
+        events_only: false,
     }
 }
 
@@ -62,14 +63,21 @@ fn migration() -> MigrationSettings {
     }
 }
 
+/// The default budget of resource attributes copied into spans (64 MiB), as web applies it.
+pub const RESOURCE_BUDGET: usize = 64 * 1024 * 1024;
+
 /// An export web decoded: what web keeps of it (`export_payload`) must be what the worker reads
 /// back and converts, one event per kept span. A failure here is an acknowledged export lost.
 pub fn accept_and_process(request: ExportTraceServiceRequest, as_sent: Option<Bytes>) {
-    // The default budget of resource attributes copied into spans (64 MiB), as web applies it.
-    let budget = 64 * 1024 * 1024;
-    let Ok((accepted, Some(payload))) = ingestion::service::export_payload(request, as_sent, budget) else {
+    let Ok((accepted, Some(payload))) = ingestion::service::export_payload(request, as_sent, RESOURCE_BUDGET)
+    else {
         return;
     };
+    process_accepted(&payload, accepted.spans);
+}
+
+/// The worker's side of an export web accepted with `spans` spans: it must convert every one.
+pub fn process_accepted(payload: &[u8], spans: usize) {
     let job = IngestionJob {
         kind: PayloadKind::OtlpTraces,
         project_id: PROJECT.into(),
@@ -82,9 +90,9 @@ pub fn accept_and_process(request: ExportTraceServiceRequest, as_sent: Option<By
         scores_only: false,
         received_at_micros: RECEIVED_AT_MICROS,
     };
-    let prepared = ingestion::process::prepare_otlp(&job, &payload, &migration())
+    let prepared = ingestion::process::prepare_otlp(&job, payload, &migration())
         .unwrap_or_else(|e| panic!("the worker cannot process an accepted export: {e}"));
-    assert_eq!(prepared.events.len(), accepted.spans, "one event per accepted span");
+    assert_eq!(prepared.events.len(), spans, "one event per accepted span");
 }
 
 /// The entries of `dict/otlp.dict` named `name` (`attribute="…"`): the attribute keys, scope

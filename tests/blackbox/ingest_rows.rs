@@ -100,6 +100,7 @@ pub fn expected_rows(request: &Recorded) -> BTreeMap<String, Value> {
         blob_storage_file_path: String::new(),
         sdk: SdkInfo::default(),
         public_key: String::new(),
+        events_only: false,
     };
     convert(&export, &context)
         .into_iter()

@@ -76,7 +76,9 @@ pub fn cost(
 /// name) so a batch of thousands of generations runs the patterns once per distinct model.
 pub struct Pricer<'a> {
     book: &'a PriceBook,
-    matches: HashMap<(String, String), Vec<&'a ModelPrice>>,
+    /// By project, then model name: looked up with borrowed keys, so a row whose model was seen
+    /// before costs no allocation.
+    matches: HashMap<String, HashMap<String, Vec<&'a ModelPrice>>>,
 }
 
 impl<'a> Pricer<'a> {
@@ -88,20 +90,19 @@ impl<'a> Pricer<'a> {
         if model_name.is_empty() || self.book.is_empty() {
             return None;
         }
-        let book = self.book;
-        let candidates =
-            self.matches.entry((project.to_owned(), model_name.to_owned())).or_insert_with(|| {
-                book.models
-                    .iter()
-                    .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
-                    .filter(|m| m.pattern.is_match(model_name))
-                    .collect()
-            });
-        candidates
+        if let Some(candidates) = self.matches.get(project).and_then(|by_name| by_name.get(model_name)) {
+            return newest(candidates, at);
+        }
+        let matching: Vec<&'a ModelPrice> = self
+            .book
+            .models
             .iter()
-            .copied()
-            .filter(|m| m.start_date.is_none_or(|start| start <= at))
-            .max_by_key(|m| (m.project_id.is_some(), m.start_date.unwrap_or(Micros::MIN)))
+            .filter(|m| m.project_id.as_deref().is_none_or(|owner| owner == project))
+            .filter(|m| m.pattern.is_match(model_name))
+            .collect();
+        let chosen = newest(&matching, at);
+        self.matches.entry(project.to_owned()).or_default().insert(model_name.to_owned(), matching);
+        chosen
     }
 
     /// Sets the matched model and, unless the SDK sent a cost, the computed cost of a v4 event.
@@ -128,6 +129,16 @@ impl<'a> Pricer<'a> {
             record.total_cost = record.cost_details.get("total").copied();
         }
     }
+}
+
+/// The definition that applies at `at`: a project's own before the built-in ones, then the newest
+/// start date not after it.
+fn newest<'a>(candidates: &[&'a ModelPrice], at: Micros) -> Option<&'a ModelPrice> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|m| m.start_date.is_none_or(|start| start <= at))
+        .max_by_key(|m| (m.project_id.is_some(), m.start_date.unwrap_or(Micros::MIN)))
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@
 //! (strings, numbers, booleans, arrays); the rules then test JavaScript truthiness. Mirroring that
 //! here keeps the rule code in `mapping.rs` a straight reading of the reference.
 
-use std::collections::HashMap;
-
-use foldhash::fast::RandomState;
+use std::hash::BuildHasher;
 
 use base64::Engine as _;
+use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
 use serde_json::{Map, Number, Value};
@@ -35,6 +35,20 @@ pub fn any_to_json(value: &AnyValue) -> Option<Value> {
 
 fn key_values_to_object(values: &[KeyValue]) -> Map<String, Value> {
     values.iter().filter_map(|kv| Some((kv.key.clone(), any_to_json(kv.value.as_ref()?)?))).collect()
+}
+
+/// [`any_to_json`] for a value no longer needed: strings, keys and lists are moved, not copied.
+pub fn any_into_json(value: AnyValue) -> Option<Value> {
+    Some(match value.value? {
+        Any::StringValue(s) => Value::String(s),
+        Any::ArrayValue(array) => {
+            Value::Array(array.values.into_iter().map(|v| any_into_json(v).unwrap_or(Value::Null)).collect())
+        }
+        Any::KvlistValue(list) => Value::Object(
+            list.values.into_iter().filter_map(|kv| Some((kv.key, any_into_json(kv.value?)?))).collect(),
+        ),
+        other => return any_to_json(&AnyValue { value: Some(other) }),
+    })
 }
 
 /// JavaScript truthiness, which upstream's `attributes[key] || …` chains rely on: `null`, `false`,
@@ -92,14 +106,18 @@ pub fn parse_json_text(value: &Value) -> Option<Value> {
 #[derive(Debug, Clone, Default)]
 pub struct Attributes {
     entries: Vec<(String, Value)>,
-    /// Every mapping rule looks keys up here, a hundred lookups a span: a fast hash pays (the
-    /// keys come from clients, but a span's attribute count is bounded by its size).
-    index: HashMap<String, usize, RandomState>,
+    /// Positions in `entries`, by their key's hash. Every mapping rule looks keys up here, a
+    /// hundred lookups a span, so a fast hash pays (the keys come from clients, but a span's
+    /// attribute count is bounded by its size); the table holds positions, not copies of the keys
+    /// (copying every key into a map was a large part of the worker's allocations).
+    index: HashTable<u32>,
+    hasher: RandomState,
 }
 
 impl Attributes {
+    /// From a borrowed attribute list, copying every key and value (span events, tests).
     pub fn from_key_values(key_values: &[KeyValue]) -> Self {
-        let mut attributes = Self::default();
+        let mut attributes = Self::with_capacity(key_values.len());
         for kv in key_values {
             if let Some(value) = kv.value.as_ref().and_then(any_to_json) {
                 attributes.insert(kv.key.clone(), value);
@@ -108,14 +126,45 @@ impl Attributes {
         attributes
     }
 
-    fn insert(&mut self, key: String, value: Value) {
-        match self.index.get(&key) {
-            Some(&position) => self.entries[position].1 = value,
-            None => {
-                self.index.insert(key.clone(), self.entries.len());
-                self.entries.push((key, value));
+    /// From an attribute list the caller no longer needs: keys and string values are moved out of
+    /// the decoded request, not copied (the worker's conversion, where they are most of a span).
+    pub fn from_owned(key_values: Vec<KeyValue>) -> Self {
+        let mut attributes = Self::with_capacity(key_values.len());
+        for kv in key_values {
+            if let Some(value) = kv.value.and_then(any_into_json) {
+                attributes.insert(kv.key, value);
             }
         }
+        attributes
+    }
+
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            entries: Vec::with_capacity(capacity),
+            index: HashTable::with_capacity(capacity),
+            hasher: RandomState::default(),
+        }
+    }
+
+    fn insert(&mut self, key: String, value: Value) {
+        let hash = self.hasher.hash_one(key.as_str());
+        let entries = &self.entries;
+        match self.index.find(hash, |p| entries[*p as usize].0 == key) {
+            Some(&position) => self.entries[position as usize].1 = value,
+            None => {
+                // A span's attribute count is bounded by its size, far below u32::MAX.
+                let position = self.entries.len() as u32;
+                self.entries.push((key, value));
+                let (entries, hasher) = (&self.entries, &self.hasher);
+                self.index
+                    .insert_unique(hash, position, |p| hasher.hash_one(entries[*p as usize].0.as_str()));
+            }
+        }
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(key);
+        self.index.find(hash, |p| self.entries[*p as usize].0 == key).map(|p| *p as usize)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
@@ -123,12 +172,12 @@ impl Attributes {
     }
 
     pub fn contains(&self, key: &str) -> bool {
-        self.index.contains_key(key)
+        self.position(key).is_some()
     }
 
     /// The value when present and not null (upstream's `attributes[key] ?? …`).
     pub fn get(&self, key: &str) -> Option<&Value> {
-        let value = &self.entries[*self.index.get(key)?].1;
+        let value = &self.entries[self.position(key)?].1;
         (!value.is_null()).then_some(value)
     }
 
@@ -220,6 +269,45 @@ mod tests {
             assert_eq!(is_truthy(&value), truthy, "{value}");
         }
         assert!(!is_meaningful(&json!([])));
+    }
+
+    /// Moving values out of the request must read exactly as copying them.
+    #[test]
+    fn owned_and_borrowed_lists_read_the_same() {
+        let nested = KeyValueList {
+            values: vec![
+                kv("inner", Any::ArrayValue(ArrayValue { values: vec![AnyValue { value: None }] })),
+                kv("n", Any::DoubleValue(1.5)),
+            ],
+        };
+        let list = vec![
+            kv("z", Any::StringValue("last key".into())),
+            kv("k", Any::StringValue("first".into())),
+            kv("kv", Any::KvlistValue(nested)),
+            kv("bytes", Any::BytesValue(vec![255])),
+            kv("k", Any::IntValue(2)),
+            KeyValue { key: "none".into(), value: None, ..Default::default() },
+            kv("a", Any::BoolValue(true)),
+            kv("k", Any::StringValue("third".into())),
+        ];
+        let borrowed = Attributes::from_key_values(&list);
+        let owned = Attributes::from_owned(list);
+        let pairs = |a: &Attributes| a.iter().map(|(k, v)| (k.to_owned(), v.clone())).collect::<Vec<_>>();
+        assert_eq!(pairs(&owned), pairs(&borrowed));
+        assert_eq!(
+            pairs(&owned),
+            [
+                ("z".to_owned(), json!("last key")),
+                ("k".to_owned(), json!("third")),
+                ("kv".to_owned(), json!({"inner": [null], "n": 1.5})),
+                ("bytes".to_owned(), json!("/w==")),
+                ("a".to_owned(), json!(true)),
+            ]
+        );
+        for key in ["z", "k", "kv", "bytes", "a"] {
+            assert_eq!(owned.get(key), borrowed.get(key), "{key}");
+        }
+        assert!(!owned.contains("none") && !owned.contains("") && !owned.contains("zz"));
     }
 
     #[test]

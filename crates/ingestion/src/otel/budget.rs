@@ -17,20 +17,14 @@ pub fn check_resource_budget(
     request: &ExportTraceServiceRequest,
     max_copied_bytes: usize,
 ) -> Result<(), DecodeError> {
-    let mut copied = 0usize;
-    let mut heaviest: Option<(usize, usize, usize)> = None;
-    for (index, resource_spans) in request.resource_spans.iter().enumerate() {
+    let (copied, heaviest) = copied_resource_bytes(request.resource_spans.iter().map(|resource_spans| {
         let attributes = resource_spans
             .resource
             .as_ref()
             .map_or(0, |resource| resource.attributes.iter().map(Message::encoded_len).sum());
         let spans = resource_spans.scope_spans.iter().map(|scope| scope.spans.len()).sum::<usize>();
-        let weight = attributes.saturating_mul(spans);
-        copied = copied.saturating_add(weight);
-        if heaviest.is_none_or(|(_, bytes, count)| bytes.saturating_mul(count) < weight) {
-            heaviest = Some((index, attributes, spans));
-        }
-    }
+        (attributes, spans)
+    }));
     match heaviest {
         Some((index, attributes, spans)) if copied > max_copied_bytes => {
             Err(DecodeError::ResourceAttributesOverBudget {
@@ -43,6 +37,24 @@ pub fn check_resource_budget(
         }
         _ => Ok(()),
     }
+}
+
+/// From each resource's (attribute bytes, spans): the bytes copied in all, and the resource that
+/// weighs most (index, attribute bytes, spans). Shared with web's check of an export it does not
+/// build (`check`).
+pub(super) fn copied_resource_bytes(
+    resources: impl Iterator<Item = (usize, usize)>,
+) -> (usize, Option<(usize, usize, usize)>) {
+    let mut copied = 0usize;
+    let mut heaviest: Option<(usize, usize, usize)> = None;
+    for (index, (attributes, spans)) in resources.enumerate() {
+        let weight = attributes.saturating_mul(spans);
+        copied = copied.saturating_add(weight);
+        if heaviest.is_none_or(|(_, bytes, count)| bytes.saturating_mul(count) < weight) {
+            heaviest = Some((index, attributes, spans));
+        }
+    }
+    (copied, heaviest)
 }
 
 #[cfg(test)]

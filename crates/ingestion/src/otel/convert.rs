@@ -28,6 +28,9 @@ pub struct ConvertContext {
     pub sdk: SdkInfo,
     /// The project key the request authenticated with (`ingestion_api_key`).
     pub public_key: String,
+    /// Only the events are wanted (`events_only`): the trace attributes, which only the v3
+    /// tables use, are left at their defaults instead of being worked out for every span.
+    pub events_only: bool,
 }
 
 /// The trace-level attributes one span carried, shaped like upstream's `trace-create` body:
@@ -71,13 +74,19 @@ pub struct ConvertedSpan {
 /// value that cannot be read is left out of its field, and unknown attributes are kept as
 /// metadata.
 pub fn convert(request: &ExportTraceServiceRequest, context: &ConvertContext) -> Vec<ConvertedSpan> {
+    convert_owned(request.clone(), context)
+}
+
+/// [`convert`] for a request no longer needed (the worker's): its strings are moved into the
+/// events instead of copied.
+pub fn convert_owned(request: ExportTraceServiceRequest, context: &ConvertContext) -> Vec<ConvertedSpan> {
     let spans = request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
     let mut converted = Vec::with_capacity(spans);
-    for resource_spans in &request.resource_spans {
-        let resource = ResourceView::new(resource_spans.resource.as_ref().map(|r| r.attributes.as_slice()));
-        for scope_spans in &resource_spans.scope_spans {
-            let scope = ScopeView::new(scope_spans.scope.as_ref());
-            for span in &scope_spans.spans {
+    for resource_spans in request.resource_spans {
+        let resource = ResourceView::new(resource_spans.resource.map(|r| r.attributes).unwrap_or_default());
+        for scope_spans in resource_spans.scope_spans {
+            let scope = ScopeView::new(scope_spans.scope);
+            for span in scope_spans.spans {
                 converted.push(convert_span(span, &resource, &scope, context));
             }
         }
@@ -94,8 +103,8 @@ struct ResourceView {
 }
 
 impl ResourceView {
-    fn new(attributes: Option<&[opentelemetry_proto::tonic::common::v1::KeyValue]>) -> Self {
-        let attributes = Attributes::from_key_values(attributes.unwrap_or_default());
+    fn new(attributes: Vec<opentelemetry_proto::tonic::common::v1::KeyValue>) -> Self {
+        let attributes = Attributes::from_owned(attributes);
         let mut metadata = Metadata::new();
         flatten_attributes(&mut metadata, "resourceAttributes", &attributes);
         Self { trace_metadata: user_metadata(&attributes, Domain::Trace), metadata, attributes }
@@ -115,11 +124,9 @@ struct ScopeView {
 }
 
 impl ScopeView {
-    fn new(scope: Option<&InstrumentationScope>) -> Self {
-        let name = scope.map(|s| s.name.clone()).unwrap_or_default();
-        let version = scope.map(|s| s.version.clone()).unwrap_or_default();
-        let attributes =
-            Attributes::from_key_values(scope.map(|s| s.attributes.as_slice()).unwrap_or_default());
+    fn new(scope: Option<InstrumentationScope>) -> Self {
+        let InstrumentationScope { name, version, attributes, .. } = scope.unwrap_or_default();
+        let attributes = Attributes::from_owned(attributes);
         let mut metadata = Metadata::new();
         for (key, value) in [("scope.name", &name), ("scope.version", &version)] {
             if !value.is_empty() {
@@ -138,30 +145,56 @@ fn nanos_to_micros(nanos: u64) -> Option<Micros> {
 
 /// Lower-case hex; an all-zero id (some exporters' "no parent") is no id.
 fn hex_id(bytes: &[u8]) -> String {
-    if bytes.iter().all(|b| *b == 0) { String::new() } else { hex::encode(bytes) }
+    if bytes.iter().all(|b| *b == 0) { String::new() } else { lower_hex(bytes) }
+}
+
+/// `hex::encode`, sized once (three ids a span; the crate collects its output char by char).
+fn lower_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
 }
 
 fn convert_span(
-    span: &Span,
+    span: Span,
     resource: &ResourceView,
     scope: &ScopeView,
     context: &ConvertContext,
 ) -> ConvertedSpan {
-    let attributes = Attributes::from_key_values(&span.attributes);
-    let io_source = IoSource { attributes: &attributes, events: &span.events, scope_name: &scope.name };
+    // The span's encoded size: a cheap, stable measure (upstream measures the span's JSON).
+    let event_bytes = span.encoded_len() as u64;
+    let Span {
+        trace_id,
+        span_id,
+        parent_span_id,
+        name: span_name,
+        attributes,
+        events,
+        status,
+        start_time_unix_nano,
+        end_time_unix_nano,
+        ..
+    } = span;
+    let attributes = Attributes::from_owned(attributes);
+    let io_source = IoSource { attributes: &attributes, events: &events, scope_name: &scope.name };
 
     let litellm_trace_id =
         (scope.name == keys::LITELLM_SCOPE).then(|| attributes.truthy(keys::LITELLM_TRACE_ID).map(to_text));
-    let trace_id = litellm_trace_id.flatten().unwrap_or_else(|| hex_id(&span.trace_id));
-    let parent_span_id = hex_id(&span.parent_span_id);
-    let start = nanos_to_micros(span.start_time_unix_nano);
-    let end = nanos_to_micros(span.end_time_unix_nano);
+    let trace_id = litellm_trace_id.flatten().unwrap_or_else(|| hex_id(&trace_id));
+    let parent_span_id = hex_id(&parent_span_id);
+    let start = nanos_to_micros(start_time_unix_nano);
+    let end = nanos_to_micros(end_time_unix_nano);
     let start_time = start.or(end).unwrap_or(context.received_at);
     let end_time = end.unwrap_or(start_time);
 
     let is_root = mapping::is_root(&parent_span_id, &attributes);
     let has_trace_update = mapping::has_trace_update(&attributes);
-    let name = mapping::observation_name(&span.name, &attributes);
+    let level = mapping::level(&attributes, status.as_ref(), &scope.name, &span_name);
+    let name = mapping::observation_name(span_name, &attributes);
     let environment = mapping::environment(&attributes, &resource.attributes);
     let version = mapping::version(&attributes, &resource.attributes);
     let release = mapping::release(&attributes, &resource.attributes);
@@ -204,7 +237,9 @@ fn convert_span(
         release: resource.attributes.get(keys::RELEASE).map(to_text),
         metadata: metadata.into_iter().collect(),
     };
-    let trace = if is_root {
+    let trace = if context.events_only {
+        TraceAttributes::default()
+    } else if is_root {
         let trace_io = io::extract(&io_source, IoDomain::Trace);
         TraceAttributes {
             name: explicit_trace_name,
@@ -236,7 +271,7 @@ fn convert_span(
     let event = Event {
         project_id: context.project_id.clone(),
         trace_id,
-        span_id: hex::encode(&span.span_id),
+        span_id: lower_hex(&span_id),
         parent_span_id,
         start_time,
         end_time: Some(end_time),
@@ -246,8 +281,8 @@ fn convert_span(
             scope_name: &scope.name,
             scope_version: &scope.version,
         }),
-        level: mapping::level(&attributes, span.status.as_ref(), &scope.name, &span.name),
-        status_message: mapping::status_message(&attributes, span.status.as_ref()),
+        level,
+        status_message: mapping::status_message(&attributes, status.as_ref()),
         name,
         environment,
         version: version.unwrap_or_default(),
@@ -290,8 +325,7 @@ fn convert_span(
             telemetry_sdk_version: resource.text(keys::TELEMETRY_SDK_VERSION),
         },
         blob_storage_file_path: context.blob_storage_file_path.clone(),
-        // The span's encoded size: a cheap, stable measure (upstream measures the span's JSON).
-        event_bytes: span.encoded_len() as u64,
+        event_bytes,
         created_at: context.received_at,
         updated_at: context.received_at,
         event_ts: context.received_at,
@@ -319,5 +353,16 @@ fn trace_fields(attributes: &Attributes, environment: &str, timestamp: Micros) -
         public: mapping::public(attributes),
         timestamp,
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_are_written_as_the_hex_crate_writes_them() {
+        let every_byte: Vec<u8> = (0..=255).collect();
+        for bytes in [&[][..], &[0, 1, 0xab, 0xff], &every_byte] {
+            assert_eq!(super::lower_hex(bytes), hex::encode(bytes));
+        }
     }
 }

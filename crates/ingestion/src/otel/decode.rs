@@ -88,6 +88,41 @@ pub fn parse_owned(
     }
 }
 
+/// An export as web reads it before accepting it ([`parse_or_check`]).
+#[derive(Debug)]
+pub enum Parsed {
+    /// A protobuf export kept whole as sent, checked without being built: `spans` spans.
+    Plain { spans: usize, protobuf: Bytes },
+    /// Anything else, decoded ([`parse_owned`]'s answer), for the full checks.
+    Decoded(ExportTraceServiceRequest, Option<Bytes>),
+}
+
+/// [`parse_owned`] for web: a protobuf export that needs no span dropped and fits
+/// `max_resource_copied_bytes` is only checked (`check`), never built; any other comes back
+/// decoded, so the full path answers it as before.
+pub fn parse_or_check(
+    body: Bytes,
+    content_type: Option<&str>,
+    content_encoding: Option<&str>,
+    max_decoded_bytes: usize,
+    max_resource_copied_bytes: usize,
+) -> Result<Parsed, DecodeError> {
+    if format(content_type)? == Format::Protobuf {
+        let decoded = match decompress(&body, content_encoding, max_decoded_bytes)? {
+            Cow::Borrowed(_) => body,
+            Cow::Owned(decompressed) => Bytes::from(decompressed),
+        };
+        if let Some(spans) = super::check::plain_export_spans(&decoded, max_resource_copied_bytes) {
+            return Ok(Parsed::Plain { spans, protobuf: decoded });
+        }
+        // Decompressed already: decoded as identity from here.
+        let (request, protobuf) = parse_owned(decoded, content_type, None, max_decoded_bytes)?;
+        return Ok(Parsed::Decoded(request, protobuf));
+    }
+    let (request, protobuf) = parse_owned(body, content_type, content_encoding, max_decoded_bytes)?;
+    Ok(Parsed::Decoded(request, protobuf))
+}
+
 /// Spans an export had that could not be kept, for OTLP's partial-success answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RejectedSpans {
@@ -181,19 +216,5 @@ pub fn validate(request: &ExportTraceServiceRequest) -> Result<(), DecodeError> 
 }
 
 fn invalid_ids(span: &Span) -> Option<String> {
-    let check = |what: &str, id: &[u8], expected: usize| -> Option<String> {
-        if id.len() != expected {
-            Some(format!("{what} must be {expected} bytes, got {}", id.len()))
-        } else if id.iter().all(|b| *b == 0) {
-            Some(format!("{what} is all zeros"))
-        } else {
-            None
-        }
-    };
-    check("trace id", &span.trace_id, 16).or_else(|| check("span id", &span.span_id, 8)).or_else(
-        || match span.parent_span_id.len() {
-            0 | 8 => None,
-            n => Some(format!("parent span id must be empty or 8 bytes, got {n}")),
-        },
-    )
+    super::ids::invalid_id(&span.trace_id, &span.span_id, &span.parent_span_id)
 }

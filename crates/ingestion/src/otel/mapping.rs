@@ -11,7 +11,7 @@ use super::attributes::{Attributes, is_truthy, parse_json_text, to_text};
 use super::keys;
 use super::metadata::{Leaves, flatten_into};
 
-pub fn observation_name(span_name: &str, attributes: &Attributes) -> String {
+pub fn observation_name(span_name: String, attributes: &Attributes) -> String {
     if let Some(name) = attributes.first_text(keys::NAME_KEYS) {
         return name;
     }
@@ -23,7 +23,7 @@ pub fn observation_name(span_name: &str, attributes: &Attributes) -> String {
         let prefix = attributes.truthy("ai.telemetry.functionId").map(|f| format!("{}:", to_text(f)));
         return format!("{}{}", prefix.unwrap_or_default(), to_text(operation));
     }
-    span_name.to_owned()
+    span_name
 }
 
 /// Each key on the span, then on the resource (key order first, as upstream), else `default`.

@@ -98,10 +98,15 @@ pub fn flatten_attributes(metadata: &mut Metadata, prefix: &str, attributes: &At
 /// Langfuse SDK (their unknown attributes are kept, never a reason to drop a span). Values are
 /// text, objects and arrays as JSON.
 pub fn raw_attributes(metadata: &mut Metadata, attributes: &Attributes) {
+    const RAW_PREFIX: &str = "attributes.";
     for (key, value) in attributes.iter() {
         let is_io = keys::IO_KEYS.contains(&key) || keys::IO_KEY_PREFIXES.iter().any(|p| key.starts_with(p));
         if !is_io {
-            metadata.insert(format!("attributes.{key}"), to_text(value));
+            // Sized once: this runs for every attribute of most spans.
+            let mut name = String::with_capacity(RAW_PREFIX.len() + key.len());
+            name.push_str(RAW_PREFIX);
+            name.push_str(key);
+            metadata.insert(name, to_text(value));
         }
     }
 }

@@ -6,9 +6,11 @@
 
 mod attributes;
 mod budget;
+mod check;
 mod convert;
 mod decode;
 mod error;
+mod ids;
 mod io;
 mod json;
 mod keys;
@@ -21,10 +23,10 @@ mod usage;
 pub(crate) mod tests;
 
 pub use budget::check_resource_budget;
-pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert};
+pub use convert::{ConvertContext, ConvertedSpan, TraceAttributes, convert, convert_owned};
 pub use decode::{
-    DEFAULT_MAX_DECODED_BYTES, RejectedSpans, decode, decode_with_limit, parse_owned, parse_with_limit,
-    reject_invalid_spans, validate,
+    DEFAULT_MAX_DECODED_BYTES, Parsed, RejectedSpans, decode, decode_with_limit, parse_or_check, parse_owned,
+    parse_with_limit, reject_invalid_spans, validate,
 };
 pub use error::DecodeError;
 pub use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;

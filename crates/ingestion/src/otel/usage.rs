@@ -76,7 +76,8 @@ fn generic_usage(attributes: &Attributes) -> Usage {
     let mut usage = Usage::new();
     for prefix in keys::USAGE_PREFIXES {
         for (rest, value) in attributes.with_prefix(prefix) {
-            if format!("{prefix}.{rest}") == keys::USAGE_COST {
+            // `<prefix>.<rest>` is the cost key (compared in place: this runs for every usage attribute).
+            if keys::USAGE_COST.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) == Some(rest) {
                 continue;
             }
             let Some(n) = count(value) else { continue };

@@ -20,7 +20,7 @@ use super::ProcessError;
 use super::experiments;
 use super::v3::{self, V3Updates};
 use crate::batch::{BatchContext, parse_batch};
-use crate::otel::{ConvertContext, convert};
+use crate::otel::{ConvertContext, convert_owned};
 
 /// The rows one payload produces.
 #[derive(Debug, Default)]
@@ -60,15 +60,16 @@ pub fn prepare_otlp(
     })?;
     let sdk = sdk(job);
     let direct = sdk.otel_direct_write(migration.otel_behaviour);
+    let mode = migration.write_mode;
     let context = ConvertContext {
         project_id: job.project_id.clone(),
         received_at: job.received_at_micros,
         blob_storage_file_path: job.blob_key.clone(),
         sdk,
         public_key: job.public_key.clone(),
+        events_only: !mode.writes_legacy_tables(),
     };
-    let spans = convert(&request, &context);
-    let mode = migration.write_mode;
+    let spans = convert_owned(request, &context);
     let (mut v3, experiment_links) = if mode.writes_legacy_tables() {
         (v3::from_spans(&spans), spans.iter().filter_map(|span| experiments::link_of(&span.event)).collect())
     } else {

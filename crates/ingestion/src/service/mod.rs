@@ -21,7 +21,7 @@ pub use legacy::{BatchAnswer, ScoresAnswer};
 use crate::accept::{Acceptor, Sender};
 use crate::batch::{BatchContext, PERSON_KEY_PREFIX};
 use crate::error::IngestError;
-use crate::otel::{ExportTraceServiceRequest, RejectedSpans};
+use crate::otel::{ExportTraceServiceRequest, Parsed, RejectedSpans};
 
 pub struct IngestionService {
     acceptor: Arc<Acceptor>,
@@ -125,15 +125,27 @@ impl IngestionService {
         content_type: Option<&str>,
         content_encoding: Option<&str>,
     ) -> Result<Accepted, IngestError> {
-        let limit = self.max_decoded_bytes;
+        let (limit, budget) = (self.max_decoded_bytes, self.max_resource_copied_bytes);
         let (content_type, content_encoding) =
             (content_type.map(str::to_owned), content_encoding.map(str::to_owned));
-        let (request, protobuf) = blocking(move || {
-            crate::otel::parse_owned(body, content_type.as_deref(), content_encoding.as_deref(), limit)
-                .map_err(IngestError::from)
+        let parsed = blocking(move || {
+            crate::otel::parse_or_check(
+                body,
+                content_type.as_deref(),
+                content_encoding.as_deref(),
+                limit,
+                budget,
+            )
+            .map_err(IngestError::from)
         })
         .await?;
-        self.accept_export(sender, request, protobuf).await
+        match parsed {
+            Parsed::Plain { spans, protobuf } => {
+                self.store_export(sender, spans, protobuf).await?;
+                Ok(Accepted { spans, rejected: None })
+            }
+            Parsed::Decoded(request, protobuf) => self.accept_export(sender, request, protobuf).await,
+        }
     }
 
     /// OTLP over gRPC: tonic has decoded the export already.
@@ -155,10 +167,15 @@ impl IngestionService {
     ) -> Result<Accepted, IngestError> {
         let (accepted, payload) = export_payload(request, protobuf, self.max_resource_copied_bytes)?;
         if let Some(payload) = payload {
-            self.acceptor.accept_otlp(sender, payload).await?;
-            tracing::debug!(project_id = %sender.project_id, spans = accepted.spans, "otlp export accepted");
+            self.store_export(sender, accepted.spans, payload).await?;
         }
         Ok(accepted)
+    }
+
+    async fn store_export(&self, sender: &Sender, spans: usize, payload: Bytes) -> Result<(), IngestError> {
+        self.acceptor.accept_otlp(sender, payload).await?;
+        tracing::debug!(project_id = %sender.project_id, spans, "otlp export accepted");
+        Ok(())
     }
 
     fn context(&self, sender: &Sender) -> BatchContext {

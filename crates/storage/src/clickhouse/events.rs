@@ -1,10 +1,12 @@
 //! `events_full` rows: the ClickHouse shape of `domain::event::Event`. `events_core` is filled
 //! from it by the materialized view, never written directly.
 
-use clickhouse::Row;
-use serde::Serialize;
+use std::collections::BTreeMap;
 
-use domain::event::{Decimal12, Event};
+use clickhouse::Row;
+use serde::{Serialize, Serializer};
+
+use domain::event::{Decimal12, Event, Metadata};
 
 use super::partitions::month_parts;
 use super::{ClickHouse, Work};
@@ -41,30 +43,30 @@ pub struct EventRow<'a> {
     model_id: &'a str,
     provided_model_name: &'a str,
     model_parameters: &'a str,
-    provided_usage_details: Vec<(&'a str, u64)>,
-    usage_details: Vec<(&'a str, u64)>,
-    provided_cost_details: Vec<(&'a str, i64)>,
-    cost_details: Vec<(&'a str, i64)>,
+    provided_usage_details: &'a BTreeMap<String, u64>,
+    usage_details: &'a BTreeMap<String, u64>,
+    provided_cost_details: Costs<'a>,
+    cost_details: Costs<'a>,
     usage_pricing_tier_id: Option<&'a str>,
     usage_pricing_tier_name: Option<&'a str>,
-    tool_definitions: Vec<(&'a str, &'a str)>,
+    tool_definitions: &'a BTreeMap<String, String>,
     tool_calls: &'a [String],
     tool_call_names: &'a [String],
     input: &'a str,
     output: &'a str,
-    metadata_names: Vec<&'a str>,
-    metadata_values: Vec<&'a str>,
+    metadata_names: Keys<'a>,
+    metadata_values: Values<'a>,
     experiment_id: &'a str,
     experiment_name: &'a str,
-    experiment_metadata_names: Vec<&'a str>,
-    experiment_metadata_values: Vec<&'a str>,
+    experiment_metadata_names: Keys<'a>,
+    experiment_metadata_values: Values<'a>,
     experiment_description: &'a str,
     experiment_dataset_id: &'a str,
     experiment_item_id: &'a str,
     experiment_item_version: Option<i64>,
     experiment_item_expected_output: &'a str,
-    experiment_item_metadata_names: Vec<&'a str>,
-    experiment_item_metadata_values: Vec<&'a str>,
+    experiment_item_metadata_names: Keys<'a>,
+    experiment_item_metadata_values: Values<'a>,
     experiment_item_root_span_id: &'a str,
     source: &'a str,
     service_name: &'a str,
@@ -85,27 +87,49 @@ pub struct EventRow<'a> {
     ingestion_sdk_version: &'a str,
 }
 
-fn costs(map: &std::collections::BTreeMap<String, Decimal12>) -> Vec<(&str, i64)> {
-    map.iter().map(|(k, v)| (k.as_str(), v.0)).collect()
+// The map-shaped columns are written straight from the event's maps. RowBinary encodes a
+// `Map(K, V)` as its length and then each key and value, exactly as an array of (key, value)
+// tuples, and `metadata_names`/`metadata_values` are the keys and values of one map in key order:
+// building a vector of each per row was a good part of the insert's allocations.
+
+static NO_METADATA: Metadata = Metadata::new();
+
+/// Cost amounts: a map of `Decimal12` written as their raw `Int64` values (`Decimal(18, 12)`).
+#[derive(Debug)]
+struct Costs<'a>(&'a BTreeMap<String, Decimal12>);
+
+impl Serialize for Costs<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v.0)))
+    }
 }
 
-fn usage(map: &std::collections::BTreeMap<String, u64>) -> Vec<(&str, u64)> {
-    map.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+/// The names of a metadata map, as an `Array(String)`.
+#[derive(Debug)]
+struct Keys<'a>(&'a Metadata);
+
+impl Serialize for Keys<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.keys())
+    }
+}
+
+/// The values of a metadata map, in the order of its [`Keys`].
+#[derive(Debug)]
+struct Values<'a>(&'a Metadata);
+
+impl Serialize for Values<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.values())
+    }
 }
 
 impl<'a> From<&'a Event> for EventRow<'a> {
     fn from(e: &'a Event) -> Self {
         let experiment = e.experiment.as_ref();
         let text = |f: fn(&'a domain::event::Experiment) -> &'a str| experiment.map(f).unwrap_or("");
-        let names_values = |m: Option<&'a domain::event::Metadata>| {
-            m.map(|m| (m.keys().map(String::as_str).collect(), m.values().map(String::as_str).collect()))
-                .unwrap_or_default()
-        };
-        let (experiment_metadata_names, experiment_metadata_values) =
-            names_values(experiment.map(|x| &x.metadata));
-        let (experiment_item_metadata_names, experiment_item_metadata_values) =
-            names_values(experiment.map(|x| &x.item_metadata));
-        let (metadata_names, metadata_values) = names_values(Some(&e.metadata));
+        let experiment_metadata = experiment.map_or(&NO_METADATA, |x| &x.metadata);
+        let experiment_item_metadata = experiment.map_or(&NO_METADATA, |x| &x.item_metadata);
         Self {
             project_id: &e.project_id,
             trace_id: &e.trace_id,
@@ -134,30 +158,30 @@ impl<'a> From<&'a Event> for EventRow<'a> {
             model_id: &e.model_id,
             provided_model_name: &e.provided_model_name,
             model_parameters: &e.model_parameters,
-            provided_usage_details: usage(&e.provided_usage_details),
-            usage_details: usage(&e.usage_details),
-            provided_cost_details: costs(&e.provided_cost_details),
-            cost_details: costs(&e.cost_details),
+            provided_usage_details: &e.provided_usage_details,
+            usage_details: &e.usage_details,
+            provided_cost_details: Costs(&e.provided_cost_details),
+            cost_details: Costs(&e.cost_details),
             usage_pricing_tier_id: e.usage_pricing_tier_id.as_deref(),
             usage_pricing_tier_name: e.usage_pricing_tier_name.as_deref(),
-            tool_definitions: e.tool_definitions.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+            tool_definitions: &e.tool_definitions,
             tool_calls: &e.tool_calls,
             tool_call_names: &e.tool_call_names,
             input: &e.input,
             output: &e.output,
-            metadata_names,
-            metadata_values,
+            metadata_names: Keys(&e.metadata),
+            metadata_values: Values(&e.metadata),
             experiment_id: text(|x| &x.id),
             experiment_name: text(|x| &x.name),
-            experiment_metadata_names,
-            experiment_metadata_values,
+            experiment_metadata_names: Keys(experiment_metadata),
+            experiment_metadata_values: Values(experiment_metadata),
             experiment_description: text(|x| &x.description),
             experiment_dataset_id: text(|x| &x.dataset_id),
             experiment_item_id: text(|x| &x.item_id),
             experiment_item_version: experiment.and_then(|x| x.item_version),
             experiment_item_expected_output: text(|x| &x.item_expected_output),
-            experiment_item_metadata_names,
-            experiment_item_metadata_values,
+            experiment_item_metadata_names: Keys(experiment_item_metadata),
+            experiment_item_metadata_values: Values(experiment_item_metadata),
             experiment_item_root_span_id: text(|x| &x.item_root_span_id),
             source: &e.source,
             service_name: &e.origin.service_name,

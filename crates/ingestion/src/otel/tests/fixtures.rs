@@ -13,7 +13,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use serde_json::Value;
 
-use crate::otel::{ConvertContext, ConvertedSpan, convert, decode};
+use crate::otel::{ConvertContext, ConvertedSpan, TraceAttributes, convert, decode};
 
 const OTLP_PATH: &str = "/api/public/otel/v1/traces";
 
@@ -95,6 +95,7 @@ fn context(sdk: SdkInfo) -> ConvertContext {
         blob_storage_file_path: "otel/project-1/raw.json".into(),
         sdk,
         public_key: "pk-lf-1234567890".into(),
+        events_only: false,
     }
 }
 
@@ -411,4 +412,25 @@ fn json_and_protobuf_encodings_convert_identically() {
         compared += 1;
     }
     assert_eq!(compared, 8);
+}
+
+/// The worker skips the trace attributes when only events are written: the events must be the
+/// very same as when they are worked out, for every captured SDK request.
+#[test]
+fn events_only_conversion_gives_the_same_events() {
+    let mut spans = 0;
+    for capture in captures() {
+        let request =
+            decode(&capture.body, Some(&capture.content_type), capture.content_encoding.as_deref()).unwrap();
+        let full = convert(&request, &context(capture.sdk.clone()));
+        let events_only =
+            convert(&request, &ConvertContext { events_only: true, ..context(capture.sdk.clone()) });
+        assert_eq!(full.len(), events_only.len(), "{}", capture.file);
+        for (full, events_only) in full.iter().zip(&events_only) {
+            assert_eq!(full.event, events_only.event, "{}", capture.file);
+            assert_eq!(events_only.trace, TraceAttributes::default(), "{}", capture.file);
+        }
+        spans += full.len();
+    }
+    assert!(spans > 20, "only {spans} captured spans");
 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub(crate) mod build;
+mod check_tests;
 mod convert_tests;
 mod decode_tests;
 mod depth_tests;
