@@ -58,13 +58,15 @@ ui-build:
 fuzz target="all" seconds="60" *args:
     scripts/fuzz.sh {{ target }} {{ seconds }} {{ args }}
 
-# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`, `just bench identity`, `just bench trace`, `just bench retention`, `just bench monitors`, `just bench evaluators`.
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`, `just bench identity`, `just bench trace`, `just bench retention`, `just bench monitors`, `just bench evaluators`, `just bench exports`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
     if [ "{{ what }}" = backfill ]; then \
         .local/venv/bin/python tools/drill/backfill_bench.py --bin-dir {{ target }}/release {{ args }}; \
     elif [ "{{ what }}" = retention ]; then \
         .local/venv/bin/python tools/drill/retention_bench.py --bin-dir {{ target }}/release {{ args }}; \
+    elif [ "{{ what }}" = exports ]; then \
+        .local/venv/bin/python tools/drill/exports_bench.py --bin-dir {{ target }}/release {{ args }}; \
     elif [ "{{ what }}" = read ]; then \
         .local/venv/bin/python tools/drill/read_bench.py --bin-dir {{ target }}/release {{ args }}; \
     elif [ "{{ what }}" = trace ]; then \

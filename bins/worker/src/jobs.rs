@@ -102,6 +102,7 @@ fn retention(config: &Config, stores: &Stores) -> resources::retention::Retentio
         blobs: stores.blobs.clone(),
         settings: config.retention.clone(),
         holder: consumer_name(),
+        before_move: None,
     }
 }
 
@@ -114,6 +115,7 @@ fn scheduled_exports(config: &Config, stores: &Stores) -> exports::job::Schedule
     );
     job.encryption_key = config.auth.encryption_key.clone();
     job.write_mode = config.migration.write_mode;
+    job.policy = config.auth.outbound.clone();
     job
 }
 

@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use domain::config::WriteMode;
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 use sqlx::PgPool;
 
@@ -47,6 +48,8 @@ impl Scope {
 pub struct Deployment<'a> {
     pub encryption_key: Option<&'a EncryptionKey>,
     pub write_mode: WriteMode,
+    /// `LANGFUSE_OUTBOUND_ALLOWED_HOSTS`: the endpoint is refused when saved unless it permits it.
+    pub policy: &'a OutboundPolicy,
 }
 
 pub async fn list(pool: &PgPool, scope: &Scope) -> Result<IntegrationsBody> {
@@ -132,7 +135,7 @@ pub async fn upsert(
         secret,
         force_path_style: request.force_path_style,
     };
-    let bucket = target::connect(&settings)?;
+    let bucket = target::connect(&settings, deployment.policy)?;
     target::check(bucket.as_ref(), &checked.prefix).await?;
     let row = store::upsert(
         pool,

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use domain::config::WriteMode;
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
 use object_store::ObjectStore;
 use sqlx::PgPool;
@@ -46,6 +47,9 @@ pub struct ScheduledExports {
     pub clickhouse: ClickHouse,
     pub encryption_key: Option<EncryptionKey>,
     pub write_mode: WriteMode,
+    /// Which endpoints the targets may reach (`LANGFUSE_OUTBOUND_ALLOWED_HOSTS`), checked at each
+    /// run: a saved endpoint whose name now resolves to a refused address fails the run.
+    pub policy: OutboundPolicy,
     /// This worker's name in leases.
     pub holder: String,
     /// How often it looks for due integrations when none was.
@@ -75,6 +79,7 @@ impl ScheduledExports {
             clickhouse,
             encryption_key: None,
             write_mode: WriteMode::Legacy,
+            policy: OutboundPolicy::default(),
             holder,
             poll: Duration::from_secs(10),
             chunk_rows: CHUNK_ROWS,
@@ -153,15 +158,18 @@ impl ScheduledExports {
                 ));
             }
         };
-        let store = target::connect(&TargetSettings {
-            kind,
-            bucket: row.bucket_name.clone(),
-            endpoint: row.endpoint.clone(),
-            region: row.region.clone(),
-            access_key_id: row.access_key_id.clone(),
-            secret,
-            force_path_style: row.force_path_style,
-        })?;
+        let store = target::connect(
+            &TargetSettings {
+                kind,
+                bucket: row.bucket_name.clone(),
+                endpoint: row.endpoint.clone(),
+                region: row.region.clone(),
+                access_key_id: row.access_key_id.clone(),
+                secret,
+                force_path_style: row.force_path_style,
+            },
+            &self.policy,
+        )?;
         if !store::plan_window(&self.postgres, &row.project_id, &self.holder, end).await? {
             return Ok(Turn::Postponed);
         }

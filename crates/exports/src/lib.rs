@@ -42,7 +42,8 @@ impl Error {
 
 impl From<object_store::Error> for Error {
     fn from(error: object_store::Error) -> Self {
-        Self::Target(error.to_string())
+        // With its causes: a destination the outbound policy refused is named only in them.
+        Self::Target(outbound::describe_chain(&error))
     }
 }
 

@@ -5,12 +5,15 @@
 
 use std::sync::Arc;
 
+use domain::outbound::OutboundPolicy;
 use object_store::aws::AmazonS3Builder;
 use object_store::azure::MicrosoftAzureBuilder;
 use object_store::path::Path;
 use object_store::{
     Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutPayload, WriteMultipart,
 };
+
+use outbound::GuardedConnector;
 
 use crate::model::TargetType;
 use crate::{Error, Result};
@@ -43,15 +46,23 @@ impl std::fmt::Debug for TargetSettings {
     }
 }
 
-pub fn connect(settings: &TargetSettings) -> Result<Arc<dyn ObjectStore>> {
+/// The store for a target, through a client that keeps to the outbound policy
+/// (`LANGFUSE_OUTBOUND_ALLOWED_HOSTS`, docs/outbound.md): an address written in the endpoint is
+/// refused here, every address a name resolves to at each connection, and each redirect.
+pub fn connect(settings: &TargetSettings, policy: &OutboundPolicy) -> Result<Arc<dyn ObjectStore>> {
     let invalid = |e: object_store::Error| Error::bad_request(format!("Invalid blob storage settings: {e}"));
+    if let Some(endpoint) = &settings.endpoint {
+        outbound::check_url(policy, endpoint).map_err(|e| Error::bad_request(format!("endpoint: {e}")))?;
+    }
+    let connector = GuardedConnector::new(policy.clone());
     let plain_http = settings.endpoint.as_deref().is_some_and(|e| e.starts_with("http://"));
     match settings.kind {
         TargetType::S3 | TargetType::S3Compatible => {
             let mut builder = AmazonS3Builder::new()
                 .with_bucket_name(&settings.bucket)
                 .with_region(&settings.region)
-                .with_virtual_hosted_style_request(!settings.force_path_style);
+                .with_virtual_hosted_style_request(!settings.force_path_style)
+                .with_http_connector(connector);
             if let Some(endpoint) = &settings.endpoint {
                 builder = builder.with_endpoint(endpoint).with_allow_http(plain_http);
             }
@@ -63,7 +74,9 @@ pub fn connect(settings: &TargetSettings) -> Result<Arc<dyn ObjectStore>> {
         TargetType::AzureBlobStorage => {
             // Langfuse's convention: the access key id is the storage account's name, the secret
             // its account key; an endpoint (Azurite, a sovereign cloud) replaces the public one.
-            let mut builder = MicrosoftAzureBuilder::new().with_container_name(&settings.bucket);
+            let mut builder = MicrosoftAzureBuilder::new()
+                .with_container_name(&settings.bucket)
+                .with_http_connector(connector);
             if let Some(account) = &settings.access_key_id {
                 builder = builder.with_account(account);
             }
@@ -85,10 +98,9 @@ pub fn connect(settings: &TargetSettings) -> Result<Arc<dyn ObjectStore>> {
 /// credentials or a missing bucket are a 400 now rather than an error at the first export.
 pub async fn check(store: &dyn ObjectStore, prefix: &str) -> Result<()> {
     let path = Path::from(format!("{prefix}loupe-connection-check.txt"));
-    store
-        .put(&path, PutPayload::from_static(b"Loupe can write here.\n"))
-        .await
-        .map_err(|e| Error::bad_request(format!("Could not write to the bucket: {e}")))?;
+    store.put(&path, PutPayload::from_static(b"Loupe can write here.\n")).await.map_err(|e| {
+        Error::bad_request(format!("Could not write to the bucket: {}", outbound::describe_chain(&e)))
+    })?;
     Ok(())
 }
 

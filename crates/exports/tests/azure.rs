@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use domain::outbound::OutboundPolicy;
 use exports::model::TargetType;
 use exports::target::{self, TargetSettings, Upload};
 
@@ -49,7 +50,23 @@ async fn an_azure_upload_puts_blocks_then_the_block_list_with_shared_key() {
         secret: Some("c2VjcmV0LWtleS1mb3ItdGVzdHM=".into()),
         force_path_style: false,
     };
-    let store = target::connect(&settings).unwrap();
+    // The account's endpoint is on loopback: refused by the outbound policy unless allowed, by
+    // address when connecting and by name (`localhost`) at the first request.
+    let refused = target::connect(&settings, &OutboundPolicy::default()).err().unwrap();
+    assert!(refused.to_string().contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "{refused}");
+    let by_name = TargetSettings {
+        endpoint: settings.endpoint.as_ref().map(|e| e.replace("127.0.0.1", "localhost")),
+        ..settings.clone()
+    };
+    let store = target::connect(&by_name, &OutboundPolicy::default()).unwrap();
+    // Azure's upload starts without a request: the first block goes out at the finish.
+    let mut refused = Upload::start(store.as_ref(), "pre/x.jsonl", "application/x-ndjson").await.unwrap();
+    refused.write(b"{}\n").await.unwrap();
+    let refused = refused.finish().await.unwrap_err();
+    assert!(refused.to_string().contains("LANGFUSE_OUTBOUND_ALLOWED_HOSTS"), "{refused}");
+    assert!(seen.lock().unwrap().is_empty(), "the account was never reached");
+
+    let store = target::connect(&settings, &OutboundPolicy::parse("127.0.0.1").unwrap()).unwrap();
     let mut upload =
         Upload::start(store.as_ref(), "pre/p1/observations/a_b.jsonl", "application/x-ndjson").await.unwrap();
     upload.write(b"{\"id\":\"o1\"}\n").await.unwrap();

@@ -26,14 +26,7 @@ async fn every_file_type_is_written_and_reads_back_the_same() {
         api::delete(&env.pool, &env.scope(), &env.project).await.ok();
         let mut body = request(&env, &prefix, file_type, Source::LegacyTracesAndEnrichedObservations);
         body["compressed"] = json!(compressed);
-        api::upsert(
-            &env.pool,
-            &env.deployment(WriteMode::Dual),
-            &env.scope(),
-            serde_json::from_value(body).unwrap(),
-        )
-        .await
-        .unwrap();
+        env.save(WriteMode::Dual, body).await.unwrap();
         let turn = env.worker("w1", None).run_once().await.unwrap();
         assert!(matches!(turn, Turn::Exported { rows: 15, .. }), "{turn:?}");
         let files = env.files(&prefix).await;
@@ -78,22 +71,14 @@ async fn every_file_type_is_written_and_reads_back_the_same() {
 #[tokio::test]
 async fn a_crash_mid_window_resumes_without_gap_or_duplicate() {
     let env = Env::new().await;
-    let prefix = env.prefix("crash");
-    let body = request(&env, &prefix, FileType::Jsonl, Source::LegacyTracesObservations);
-    api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(body).unwrap(),
-    )
-    .await
-    .unwrap();
+    let prefix =
+        env.integration("crash", FileType::Jsonl, Source::LegacyTracesObservations, WriteMode::Legacy).await;
 
     // Worker A dies after the first chunk of the first file: nothing is visible, the window is planned.
     let crashed = env.worker("a", Some(CrashAt::AfterChunks(1))).run_once().await;
     assert!(crashed.is_err(), "{crashed:?}");
     assert!(env.files(&prefix).await.is_empty(), "an upload never completed leaves no object");
-    let status = api::status(&env.pool, &env.scope(), &env.project).await.unwrap();
+    let status = env.status().await;
     assert_eq!(status.sync_status, SyncStatus::Running, "A's lease is still live");
     let planned: Option<chrono::DateTime<chrono::Utc>> =
         sqlx::query_scalar("SELECT pending_window_end FROM blob_storage_integrations")
@@ -117,17 +102,9 @@ async fn a_crash_mid_window_resumes_without_gap_or_duplicate() {
 
     // Worker C completes every upload and dies before recording the window: D writes the same
     // window again, under the same names, with the same rows.
-    let second = env.prefix("after-upload");
-    api::delete(&env.pool, &env.scope(), &env.project).await.unwrap();
-    let body = request(&env, &second, FileType::Jsonl, Source::LegacyTracesObservations);
-    api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(body).unwrap(),
-    )
-    .await
-    .unwrap();
+    let second = env
+        .integration("after-upload", FileType::Jsonl, Source::LegacyTracesObservations, WriteMode::Legacy)
+        .await;
     assert!(env.worker("c", Some(CrashAt::BeforeCompletion)).run_once().await.is_err());
     let before = env.files(&second).await;
     assert_eq!(before.len(), 3);
@@ -146,7 +123,7 @@ async fn a_crash_mid_window_resumes_without_gap_or_duplicate() {
         assert_eq!(unique.len(), rows.len(), "no duplicate in {name}");
         assert_eq!(parse(FileType::Jsonl, false, &before[name]), rows);
     }
-    let status = api::status(&env.pool, &env.scope(), &env.project).await.unwrap();
+    let status = env.status().await;
     assert_eq!(status.sync_status, SyncStatus::UpToDate, "{status:?}");
     assert!(status.last_sync_at.is_some() && status.next_sync_at > status.last_sync_at);
     assert_eq!(env.worker("d", None).run_once().await.unwrap(), Turn::Idle, "the next window has not closed");
@@ -157,40 +134,19 @@ async fn sources_the_write_mode_cannot_serve_are_refused_never_exported_empty() 
     let env = Env::new().await;
     let prefix = env.prefix("modes");
     let legacy = request(&env, &prefix, FileType::Csv, Source::LegacyTracesObservations);
-    let refused = api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::EventsOnly),
-        &env.scope(),
-        serde_json::from_value(legacy.clone()).unwrap(),
-    )
-    .await
-    .unwrap_err();
+    let refused = env.save(WriteMode::EventsOnly, legacy.clone()).await.unwrap_err();
     assert!(matches!(&refused, exports::Error::BadRequest(m) if m.contains("events_only")), "{refused}");
     let v2 = request(&env, &prefix, FileType::Csv, Source::ObservationsV2);
-    let refused = api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(v2).unwrap(),
-    )
-    .await
-    .unwrap_err();
+    let refused = env.save(WriteMode::Legacy, v2).await.unwrap_err();
     assert!(matches!(refused, exports::Error::BadRequest(_)), "{refused}");
 
     // Saved under dual, then the deployment moves to events_only: the worker records the error.
-    api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Dual),
-        &env.scope(),
-        serde_json::from_value(legacy).unwrap(),
-    )
-    .await
-    .unwrap();
+    env.save(WriteMode::Dual, legacy).await.unwrap();
     let mut worker = env.worker("w", None);
     worker.write_mode = WriteMode::EventsOnly;
     let turn = worker.run_once().await.unwrap();
     assert!(matches!(&turn, Turn::Failed(m) if m.contains("LEGACY_TRACES_OBSERVATIONS")), "{turn:?}");
-    let status = api::status(&env.pool, &env.scope(), &env.project).await.unwrap();
+    let status = env.status().await;
     assert_eq!(status.sync_status, SyncStatus::Error);
     assert!(status.last_error.unwrap().contains("events_only"));
     assert!(env.files(&prefix).await.is_empty(), "nothing exported");
@@ -201,20 +157,10 @@ async fn secrets_are_stored_encrypted_and_need_the_key() {
     let env = Env::new().await;
     let prefix = env.prefix("secrets");
     let body = request(&env, &prefix, FileType::Csv, Source::LegacyTracesObservations);
-    let without_key = Deployment { encryption_key: None, write_mode: WriteMode::Legacy };
-    let refused =
-        api::upsert(&env.pool, &without_key, &env.scope(), serde_json::from_value(body.clone()).unwrap())
-            .await
-            .unwrap_err();
+    let without_key = Deployment { encryption_key: None, ..env.deployment(WriteMode::Legacy) };
+    let refused = env.save_with(&without_key, body.clone()).await.unwrap_err();
     assert!(matches!(&refused, exports::Error::BadRequest(m) if m.contains("ENCRYPTION_KEY")), "{refused}");
-    let saved = api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(body).unwrap(),
-    )
-    .await
-    .unwrap();
+    let saved = env.save(WriteMode::Legacy, body).await.unwrap();
     let answered = serde_json::to_string(&saved).unwrap();
     assert!(!answered.contains(&env.secret) && !answered.contains("secretAccessKey"), "{answered}");
     let stored: String = sqlx::query_scalar("SELECT secret_access_key FROM blob_storage_integrations")
@@ -227,24 +173,10 @@ async fn secrets_are_stored_encrypted_and_need_the_key() {
     // An update without the secret keeps it; a wrong one is refused by the bucket check.
     let mut update = request(&env, &prefix, FileType::Json, Source::LegacyTracesObservations);
     update.as_object_mut().unwrap().remove("secretAccessKey");
-    api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(update).unwrap(),
-    )
-    .await
-    .unwrap();
+    env.save(WriteMode::Legacy, update).await.unwrap();
     let mut wrong = request(&env, &prefix, FileType::Json, Source::LegacyTracesObservations);
     wrong["secretAccessKey"] = json!("not-the-secret");
-    let refused = api::upsert(
-        &env.pool,
-        &env.deployment(WriteMode::Legacy),
-        &env.scope(),
-        serde_json::from_value(wrong).unwrap(),
-    )
-    .await
-    .unwrap_err();
+    let refused = env.save(WriteMode::Legacy, wrong).await.unwrap_err();
     assert!(
         matches!(refused, exports::Error::BadRequest(ref m) if m.contains("Could not write")),
         "{refused}"

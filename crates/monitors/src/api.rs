@@ -111,9 +111,16 @@ pub async fn create(
     check_threshold(new.threshold)?;
     new.query.check(rules.version)?;
     let channels = seal(new.channels, rules.key, rules.policy)?;
+    // The count and the insert share a transaction under a per-project lock, so two creates racing
+    // at 99 cannot both see room (a plain count would let both insert and the project reach 101).
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('loupe-monitors:' || $1, 0))")
+        .bind(project)
+        .execute(&mut *tx)
+        .await?;
     let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1")
         .bind(project)
-        .fetch_one(pool)
+        .fetch_one(&mut *tx)
         .await?;
     if count >= MAX_MONITORS_PER_PROJECT {
         return Err(Error::bad_request(format!(
@@ -138,8 +145,9 @@ pub async fn create(
         .bind(Json(&channels))
         .bind(new.muted)
         .bind(created_by)
-        .fetch_one(pool)
+        .fetch_one(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(row.into())
 }
 

@@ -306,3 +306,36 @@ async fn a_permanent_refusal_is_not_retried() {
     let notification = &env.notifications(&id).await[0];
     assert_eq!(notification["deliveries"][0]["statusCode"], 404, "{notification}");
 }
+
+#[tokio::test]
+async fn two_creates_racing_at_99_leave_exactly_100() {
+    let env = env().await;
+    for _ in 0..99 {
+        env.monitor(1.0, json!([])).await;
+    }
+    let new = || -> NewMonitor {
+        serde_json::from_value(json!({
+            "name": "racer", "windowSeconds": 300, "comparison": ">=", "threshold": 1,
+            "intervalSeconds": 3600, "channels": [],
+            "query": {"view": "observations", "measure": "count", "aggregation": "count"},
+        }))
+        .unwrap()
+    };
+    let rules = env.rules();
+    // Both count before either inserts unless the count and the insert are serialized.
+    let (a, b) = tokio::join!(
+        monitors::api::create(&env.pool, PROJECT, None, new(), &rules),
+        monitors::api::create(&env.pool, PROJECT, None, new(), &rules),
+    );
+    let refused: Vec<String> = [a, b].into_iter().filter_map(Result::err).map(|e| e.to_string()).collect();
+    assert_eq!(refused.len(), 1, "exactly one of the two is refused: {refused:?}");
+    assert!(refused[0].contains("at most 100 monitors"), "{refused:?}");
+    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM monitors WHERE project_id = $1")
+        .bind(PROJECT)
+        .fetch_one(&env.pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 100);
+    // Another project has its own 100.
+    monitors::api::create(&env.pool, "other", None, new(), &rules).await.unwrap();
+}

@@ -1,5 +1,6 @@
 //! HTTP clients for the destinations people configure — a monitor's webhook, a Slack or GitHub
-//! endpoint, an LLM provider's base URL — which must not reach what only the server can reach.
+//! endpoint, an LLM provider's base URL, an export target's bucket endpoint ([`GuardedConnector`]
+//! for object_store) — which must not reach what only the server can reach.
 //!
 //! [`Outbound::request`] refuses a URL that is not http(s) or names a refused address; the client's
 //! resolver drops refused addresses from every name it resolves (and fails when none is left), so
@@ -20,7 +21,7 @@ use url::{Host, Url};
 const MAX_REDIRECTS: usize = 5;
 
 /// Why a destination may not be called.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum OutboundError {
     #[error("`{0}` is not a valid URL")]
     Invalid(String),
@@ -104,6 +105,11 @@ pub fn check_url(policy: &OutboundPolicy, url: &str) -> Result<Url, OutboundErro
 /// A failed call in words, its causes included (reqwest's own message alone hides a refused address
 /// behind "error sending request"); for delivery logs and execution errors.
 pub fn describe(error: &reqwest::Error) -> String {
+    describe_chain(error)
+}
+
+/// Any error in words with its causes, as [`describe`] (object_store wraps reqwest's errors).
+pub fn describe_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut words = error.to_string();
     let mut cause = std::error::Error::source(error);
     while let Some(inner) = cause {
@@ -155,6 +161,9 @@ impl Resolve for GuardedResolver {
         })
     }
 }
+
+pub mod object_store_connector;
+pub use object_store_connector::GuardedConnector;
 
 #[cfg(test)]
 mod tests;

@@ -101,6 +101,7 @@ async fn upsert(
     let deployment = Deployment {
         encryption_key: state.config.auth.encryption_key.as_ref(),
         write_mode: state.config.migration.write_mode,
+        policy: &state.config.auth.outbound,
     };
     Ok(Json(api::upsert(&state.stores.postgres, &deployment, &scope, request).await?))
 }

@@ -9,10 +9,11 @@ use std::io::Read;
 use std::sync::Arc;
 
 use domain::config::WriteMode;
+use domain::outbound::OutboundPolicy;
 use domain::secrets::EncryptionKey;
-use exports::api::{Deployment, Scope};
+use exports::api::{self, Deployment, Scope};
 use exports::job::{CrashAt, ScheduledExports};
-use exports::model::{FileType, Source};
+use exports::model::{FileType, IntegrationBody, Source, StatusBody};
 use futures::TryStreamExt;
 use object_store::aws::AmazonS3Builder;
 use object_store::path::Path;
@@ -30,6 +31,9 @@ pub struct Env {
     pub project: String,
     pub key: EncryptionKey,
     pub secret: String,
+    /// The stack's bucket listens on loopback: allowed, as an operator would with
+    /// `LANGFUSE_OUTBOUND_ALLOWED_HOSTS=127.0.0.1`.
+    pub policy: OutboundPolicy,
     bucket: Arc<dyn ObjectStore>,
     root: String,
 }
@@ -73,6 +77,7 @@ impl Env {
             project,
             key: EncryptionKey::parse(&"ab".repeat(32)).unwrap(),
             secret: stack_var("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY"),
+            policy: OutboundPolicy::parse("127.0.0.1,::1,localhost").unwrap(),
             bucket: Arc::new(bucket),
             root: format!("export-tests/{}/", uuid::Uuid::new_v4().simple()),
         }
@@ -87,13 +92,54 @@ impl Env {
     }
 
     pub fn deployment(&self, write_mode: WriteMode) -> Deployment<'_> {
-        Deployment { encryption_key: Some(&self.key), write_mode }
+        Deployment { encryption_key: Some(&self.key), write_mode, policy: &self.policy }
+    }
+
+    /// Saves `body` (a [`request`], maybe changed) as the project's integration under `write_mode`.
+    pub async fn save(&self, write_mode: WriteMode, body: Value) -> exports::Result<IntegrationBody> {
+        self.save_with(&self.deployment(write_mode), body).await
+    }
+
+    pub async fn save_with(
+        &self,
+        deployment: &Deployment<'_>,
+        body: Value,
+    ) -> exports::Result<IntegrationBody> {
+        api::upsert(&self.pool, deployment, &self.scope(), serde_json::from_value(body).unwrap()).await
+    }
+
+    /// A fresh integration exporting `source` as `file_type` under its own prefix (any earlier
+    /// one deleted), saved under `write_mode`; its prefix.
+    pub async fn integration(
+        &self,
+        name: &str,
+        file_type: FileType,
+        source: Source,
+        write_mode: WriteMode,
+    ) -> String {
+        let prefix = self.prefix(name);
+        api::delete(&self.pool, &self.scope(), &self.project).await.ok();
+        self.save(write_mode, request(self, &prefix, file_type, source)).await.unwrap();
+        prefix
+    }
+
+    pub async fn status(&self) -> StatusBody {
+        api::status(&self.pool, &self.scope(), &self.project).await.unwrap()
+    }
+
+    /// As if the retry time after a failure had come.
+    pub async fn due_now(&self) {
+        sqlx::query("UPDATE blob_storage_integrations SET next_sync_at = now()")
+            .execute(&self.pool)
+            .await
+            .unwrap();
     }
 
     pub fn worker(&self, holder: &str, crash: Option<CrashAt>) -> ScheduledExports {
         let mut job = ScheduledExports::new(self.pool.clone(), self.ch.clone(), holder.into());
         job.encryption_key = Some(self.key.clone());
         job.write_mode = WriteMode::Dual;
+        job.policy = self.policy.clone();
         job.chunk_rows = 2;
         job.crash = crash;
         job
@@ -105,6 +151,13 @@ impl Env {
             .execute(&self.pool)
             .await
             .unwrap();
+    }
+
+    /// The names of every object under `prefix`, the connection check included.
+    pub async fn names(&self, prefix: &str) -> Vec<String> {
+        let listed: Vec<_> =
+            self.bucket.list(Some(&Path::from(prefix.trim_end_matches('/')))).try_collect().await.unwrap();
+        listed.into_iter().map(|meta| meta.location.to_string()).collect()
     }
 
     /// Every object under `prefix` and its bytes, by name (the connection check left out).

@@ -9,10 +9,12 @@
 //! by a crash or a shutdown is simply repeated, and a repeat finds nothing more to remove. One
 //! worker runs it at a time (the `retention` lease).
 
+mod partitions;
 mod plan;
 pub mod status;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -44,7 +46,13 @@ pub struct Retention {
     pub settings: RetentionSettings,
     /// This worker's name in the lease (the host name).
     pub holder: String,
+    /// Tests only: awaited after a month partition was judged droppable and before it is moved
+    /// away, with the table and the partition id — where a write racing the drop lands.
+    pub before_move: Option<BeforeMove>,
 }
+
+pub type BeforeMove =
+    Arc<dyn Fn(&'static str, String) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 /// What a pass did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -57,9 +65,9 @@ pub struct PassReport {
 }
 
 /// Rows and partitions of one project removed by dropping partitions of one table.
-type Dropped = BTreeMap<String, (i64, i64)>;
+pub(crate) type Dropped = BTreeMap<String, (i64, i64)>;
 
-fn count(n: u64) -> i64 {
+pub(crate) fn count(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
@@ -186,48 +194,6 @@ impl Retention {
             self.record(project, "postgres:ingestion_dead_letters", cutoff, dead, 0, &mut report).await?;
         }
         Ok(report)
-    }
-
-    /// Drops the month partitions of `table` that no project keeps; per project, the rows and
-    /// partitions that went. A failure is logged and counted: the rows are then removed by the
-    /// lightweight deletes that follow.
-    async fn drop_partitions(
-        &self,
-        table: &str,
-        cutoffs: &Cutoffs,
-        now: DateTime<Utc>,
-        report: &mut PassReport,
-    ) -> Dropped {
-        let mut dropped = Dropped::new();
-        let outcome: storage::Result<()> = async {
-            for partition in ch::partitions(&self.clickhouse, table).await? {
-                if !plan::old_enough(&partition.partition_id, now) {
-                    continue;
-                }
-                let rows = ch::partition_projects(&self.clickhouse, table, &partition.partition_id).await?;
-                let projects: Vec<String> = rows.iter().map(|r| r.project_id.clone()).collect();
-                if !droppable(&partition.partition_id, &projects, cutoffs, now) {
-                    continue;
-                }
-                ch::drop_partition(&self.clickhouse, table, &partition.partition_id).await?;
-                tracing::info!(table, partition = %partition.partition_id, projects = ?projects,
-                    rows = partition.rows, "retention dropped a month partition");
-                report.partitions_dropped += 1;
-                for row in rows {
-                    let entry = dropped.entry(row.project_id).or_default();
-                    entry.0 += count(row.rows);
-                    entry.1 += 1;
-                }
-                tokio::time::sleep(self.settings.pause).await;
-            }
-            Ok(())
-        }
-        .await;
-        if let Err(error) = outcome {
-            report.errors += 1;
-            tracing::warn!(table, %error, "retention could not drop partitions; deleting rows instead");
-        }
-        dropped
     }
 
     /// Removes a project's rows of `table` dated before the cutoff, one partition per statement.

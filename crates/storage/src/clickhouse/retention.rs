@@ -1,6 +1,7 @@
 //! The statements of a project's retention (docs/retention.md): which rows of a table are older
 //! than a project's cutoff, their removal by lightweight `DELETE` one partition at a time, and whole
-//! month partitions dropped when nothing in them is to be kept.
+//! month partitions dropped when nothing in them is to be kept — moved into a holding table first,
+//! so rows written into the month after the check are looked at again before anything is lost.
 //!
 //! The tables are [`PROJECT_TABLES`], the list project deletion walks; this module only adds the
 //! column that dates a row in each. A cutoff travels as epoch milliseconds and is compared through
@@ -82,6 +83,10 @@ pub async fn partition_projects(
     partition_id: &str,
 ) -> Result<Vec<ProjectRows>> {
     assert!(PROJECT_TABLES.contains(&table), "{table} is not a project table");
+    projects_in(ch, table, partition_id).await
+}
+
+async fn projects_in(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<Vec<ProjectRows>> {
     let sql = format!(
         "SELECT project_id, count() AS rows FROM {table} WHERE _partition_id = ? GROUP BY project_id ORDER BY project_id"
     );
@@ -89,11 +94,53 @@ pub async fn partition_projects(
     ch.bounded(Work::Read, table, query.fetch_all()).await
 }
 
-/// Drops a whole partition: instant, frees its disk at once. Dropping one already gone is not an
-/// error (`DROP PARTITION ID` of an unknown id does nothing), so a repeat is safe.
-pub async fn drop_partition(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<()> {
+/// Where a month partition waits while retention drops it: a table of the same structure, engine
+/// and partition key as `table` (what `MOVE PARTITION` needs), empty between drops.
+pub fn holding_table(table: &str) -> String {
     assert!(monthly(table), "{table} has no month partitions");
-    let sql = format!("ALTER TABLE {table} DROP PARTITION ID ?");
+    format!("{table}_retention_hold")
+}
+
+/// Creates `table`'s holding table if it is not there yet.
+pub async fn create_holding_table(ch: &ClickHouse, table: &str) -> Result<()> {
+    let on_cluster = ch.cluster().map(|c| format!(" ON CLUSTER {c}")).unwrap_or_default();
+    let sql = format!("CREATE TABLE IF NOT EXISTS {}{on_cluster} AS {table}", holding_table(table));
+    ch.bounded(Work::Write, table, ch.client().query(&sql).execute()).await
+}
+
+/// The partitions waiting in `table`'s holding table (none when it does not exist): left there by a
+/// drop that stopped half-way.
+pub async fn held_partitions(ch: &ClickHouse, table: &str) -> Result<Vec<PartitionRows>> {
+    partitions(ch, &holding_table(table)).await
+}
+
+/// Moves a whole partition (its parts, at once) into the holding table. Rows inserted into the
+/// month after this land in new parts of `table` and stay there.
+pub async fn move_to_holding(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<()> {
+    let sql = format!("ALTER TABLE {table} MOVE PARTITION ID ? TO TABLE {}", holding_table(table));
+    ch.bounded(Work::Write, table, ch.client().query(&sql).bind(partition_id).execute()).await
+}
+
+/// Which projects have live rows in a held partition, and how many.
+pub async fn held_projects(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<Vec<ProjectRows>> {
+    projects_in(ch, &holding_table(table), partition_id).await
+}
+
+/// Copies the rows of `projects` in a held partition back into `table`. After a crash between this
+/// and [`drop_held`], a repeat copies them again: the tables are ReplacingMergeTrees on
+/// `(event_ts, is_deleted)` and the copies are identical, so they collapse into one.
+pub async fn copy_back(ch: &ClickHouse, table: &str, partition_id: &str, projects: &[String]) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO {table} SELECT * FROM {} WHERE _partition_id = ? AND has(?, project_id)",
+        holding_table(table)
+    );
+    let query = ch.client().query(&sql).bind(partition_id).bind(projects);
+    ch.bounded(Work::Bulk, table, query.execute()).await
+}
+
+/// Drops a held partition: what was not copied back is gone.
+pub async fn drop_held(ch: &ClickHouse, table: &str, partition_id: &str) -> Result<()> {
+    let sql = format!("ALTER TABLE {} DROP PARTITION ID ?", holding_table(table));
     ch.bounded(Work::Write, table, ch.client().query(&sql).bind(partition_id).execute()).await
 }
 
