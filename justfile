@@ -108,3 +108,9 @@ deploy-check: deploy-tools
 drill n="2000": (stack-up "dev")
     cargo build --bins
     .local/venv/bin/python tools/drill/drill.py --traces {{ n }} --bin-dir {{ target }}/debug --env .local/stack.env
+
+# The takeover drill on the dev stack (docs/takeover.md, "The switch"): a v3 database pair with N traces, stop v3,
+# import, dual under traffic with v3's keys and worker kills during the backfill, events_only, verify, read back.
+drill-takeover n="2000" *args="": (stack-up "dev")
+    cargo build --bins
+    .local/venv/bin/python tools/drill/takeover.py --traces {{ n }} --bin-dir {{ target }}/debug --env .local/stack.env {{ args }}

@@ -42,6 +42,7 @@ mod sdk_parity;
 mod sessions;
 mod sessions_settings;
 mod takeover;
+mod takeover_drill;
 mod trace_attributes;
 mod trace_deletion;
 mod ui;

@@ -50,7 +50,7 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
     assert_eq!(prompts, 0, "a dry run writes nothing");
 
     let report = import(&stack.env, &source.url, &[]).await;
-    assert!(report.contains("eval_templates                 1 rows, skipped: not yet supported"), "{report}");
+    assert!(report.contains("job_executions                 2 rows, not imported: history"), "{report}");
 
     // The v3 project key opens the API: first by its bcrypt hash, then by Loupe's own.
     let key = basic(langfuse_v3::PUBLIC_KEY, langfuse_v3::SECRET_KEY);
@@ -97,6 +97,31 @@ async fn an_imported_v3_deployment_keeps_its_keys_passwords_and_ids() {
         let found = body.get("id").or_else(|| body.get("mediaId"));
         assert_eq!((status, found), (200, Some(&json!(id))), "{path}: {body}");
     }
+
+    // v3's templates and jobs as evaluators and rules; its export as an integration (the org's key).
+    let (status, evaluator) = call(&app, "GET", "/api/public/v2/evaluators/et-1", &key, None).await;
+    assert_eq!(
+        (status, &evaluator["name"], &evaluator["version"], &evaluator["versionId"]),
+        (200, &json!("hallucination"), &json!(2), &json!("et-2")),
+        "{evaluator}"
+    );
+    assert_eq!(evaluator["modelConfig"]["model"], "gpt-4o-mini", "{evaluator}");
+    // A v3 trace job is a trace-level rule: shown stopped in this stack's `events_only`.
+    let (status, rule) = call(&app, "GET", "/api/public/v2/evaluation-rules/jc-1", &key, None).await;
+    assert_eq!(
+        (status, &rule["target"], &rule["status"], &rule["evaluatorAssignments"][0]["evaluatorId"]),
+        (200, &json!("trace"), &json!("inactive"), &json!("et-1")),
+        "{rule}"
+    );
+    assert_eq!(rule["delaySeconds"], 30, "{rule}");
+    let (status, rules) = call(&app, "GET", "/api/public/v2/evaluation-rules", &key, None).await;
+    assert_eq!((status, rules["data"].as_array().map(Vec::len)), (200, Some(2)), "{rules}");
+    let (status, exports) = call(&app, "GET", "/api/public/integrations/blob-storage", &org_key, None).await;
+    assert_eq!(
+        (status, &exports["data"][0]["projectId"], &exports["data"][0]["exportMode"]),
+        (200, &json!(langfuse_v3::PROJECT_ID), &json!("FROM_TODAY")),
+        "{exports}"
+    );
 
     // The v3 password signs in; its bcrypt hash becomes argon2id.
     let mut pat = Browser::default();

@@ -36,8 +36,17 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
         ("LANGFUSE_INIT_USER_EMAIL", EMAIL),
         ("LANGFUSE_INIT_USER_NAME", "First User"),
         ("LANGFUSE_INIT_USER_PASSWORD", PASSWORD),
+        // LLM connections' keys, monitors' channel secrets and export credentials are stored
+        // encrypted; evaluations are picked up within 200 ms of "Evaluate now" (e2e/monitors.spec.ts).
+        ("ENCRYPTION_KEY", &"ab".repeat(32)),
+        ("LANGFUSE_MONITORS_POLL_INTERVAL_MS", "200"),
     ])
     .await;
+    // The judge the evaluators spec's connection points at (loopback is allowed in the harness).
+    let judge = test_support::llm_stub::LlmStub::start().await;
+    judge.set_default(test_support::llm_stub::StubReply::json(
+        serde_json::json!({"score": 0.8, "reasoning": "The answer is mostly right."}),
+    ));
     let _worker = api.worker().await;
     let failed_step = crate::ui_fixtures::fail_a_backfill_step(&api.stack).await;
     serves_the_build(&api.web.base_url).await;
@@ -45,7 +54,22 @@ async fn the_web_ui_is_served_and_works_in_a_browser() {
     // `LOUPE_UI_SPECS="e2e/a.spec.ts e2e/b.spec.ts"` runs only those, while working on a page.
     let only = test_support::run_option("LOUPE_UI_SPECS").unwrap_or_default();
     let only: Vec<&str> = only.split_whitespace().collect();
-    run_specs(&api, &[("LOUPE_FAILED_MIGRATION", failed_step)], &only).await;
+    let judge_url = judge.openai_base_url();
+    // The stack's own S3-compatible store stands in for a customer's bucket (e2e/exports.spec.ts).
+    let s3 = |name: &str| {
+        api.stack.env.get(&format!("LANGFUSE_S3_EVENT_UPLOAD_{name}")).cloned().unwrap_or_default()
+    };
+    let (endpoint, bucket, key_id, secret) =
+        (s3("ENDPOINT"), s3("BUCKET"), s3("ACCESS_KEY_ID"), s3("SECRET_ACCESS_KEY"));
+    let env = [
+        ("LOUPE_FAILED_MIGRATION", failed_step),
+        ("LOUPE_LLM_STUB_URL", judge_url.as_str()),
+        ("LOUPE_S3_ENDPOINT", endpoint.as_str()),
+        ("LOUPE_S3_BUCKET", bucket.as_str()),
+        ("LOUPE_S3_ACCESS_KEY_ID", key_id.as_str()),
+        ("LOUPE_S3_SECRET_ACCESS_KEY", secret.as_str()),
+    ];
+    run_specs(&api, &env, &only).await;
 }
 
 /// Runs the Playwright specs (all, or those `args` select) against `api`'s web; `env` reaches the

@@ -65,7 +65,8 @@ class Drill:
         self.stamp = f"drill_{int(time.time())}"
         self.base_env = dict(line.split("=", 1) for line in open(args.env).read().split("\n") if "=" in line)
         self.ch_url = self.base_env["CLICKHOUSE_URL"]
-        self.web_port, self.grpc_port, self.worker_port = 3910, 4910, 3930
+        self.web_port, self.grpc_port, self.worker_port = (int(p) for p in args.ports.split(","))
+        self.auth = AUTH
         self.web = self.worker = None
         self.acked = []
         self.kills = 0
@@ -162,7 +163,7 @@ class Drill:
             if n % 5 == 0:
                 event("score-create", {"id": f"{trace}-score-s", "sessionId": f"session-{n % 17}", "name": "csat", "value": 4})
         status, body = http("POST", f"http://127.0.0.1:{self.web_port}/api/public/ingestion", {"batch": batch},
-                            {"Authorization": AUTH, "x-langfuse-sdk-name": "python", "x-langfuse-sdk-version": "2.60.0"})
+                            {"Authorization": self.auth, "x-langfuse-sdk-name": "python", "x-langfuse-sdk-version": "2.60.0"})
         errors = (body or {}).get("errors", [])
         if status != 207 or errors:
             raise SystemExit(f"drill: batch refused ({status}): {errors[:3]}")
@@ -183,7 +184,7 @@ class Drill:
         ]
         body = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "langfuse-sdk"}, "spans": spans}]}]}
         status, _ = http("POST", f"http://127.0.0.1:{self.web_port}/api/public/otel/v1/traces", body,
-                         {"Authorization": AUTH, "x-langfuse-ingestion-version": "4", "x-langfuse-sdk-name": "python",
+                         {"Authorization": self.auth, "x-langfuse-ingestion-version": "4", "x-langfuse-sdk-name": "python",
                           "x-langfuse-sdk-version": "4.7.0"})
         if status != 200:
             raise SystemExit(f"drill: OTel export refused ({status})")
@@ -217,6 +218,45 @@ class Drill:
             raise SystemExit(f"drill: backfill step failed: {failed[0]['name']}: {failed[0]['lastError']}")
         return steps and all(s["status"] == "succeeded" for s in steps[:4])
 
+    def backfill_with_kills(self):
+        """Waits for M1–M4 to succeed, SIGKILLing the worker mid-step `--kills` times (then restarting it)."""
+        deadline = time.time() + 600
+        while not self.backfill_done():
+            if time.time() > deadline:
+                raise SystemExit("drill: backfill did not finish in 10 minutes")
+            running = [s for s in self.steps() if s["status"] == "running"]
+            if running and self.kills < self.args.kills:
+                time.sleep(random.uniform(0.2, 2.0))
+                if self.backfill_done():
+                    break
+                step = running[0]
+                self.stop(self.worker, signal.SIGKILL)
+                self.kills += 1
+                log(f"SIGKILL worker #{self.kills} during step {step['position']} ({step['rowsDone']}/{step['rowsEstimated']} {step['unit']})")
+                self.worker = self.start("worker", "dual", self.extra)
+            else:
+                time.sleep(0.5)
+
+    def worker_command(self, *args, mode="events_only"):
+        """A worker subcommand (`verify-migration`, `import-langfuse`, …) with this drill's configuration."""
+        env = dict(os.environ)
+        env.update(self.env)
+        env["LANGFUSE_MIGRATION_V4_WRITE_MODE"] = mode
+        return subprocess.run([os.path.join(self.args.bin_dir, "worker"), *args], env=env, capture_output=True, text=True)
+
+    def cutover_and_verify(self):
+        """Restarts web and worker in `events_only`, waits for staging to drain, runs `verify-migration`."""
+        self.switch("events_only")
+        health = http("GET", f"http://127.0.0.1:{self.worker_port}/api/health")[1]["eventPropagation"]
+        log(f"staging at cutover: {health['pendingPartitions']} partitions pending, {health['rowsPropagated']} rows "
+            f"propagated so far")
+        wait_for("propagation of every staged partition", lambda: http(
+            "GET", f"http://127.0.0.1:{self.worker_port}/api/health")[1]["eventPropagation"]["pendingPartitions"] == 0,
+            600, every=2)
+        verify = self.worker_command("verify-migration")
+        print(verify.stdout, end="")
+        return verify
+
     def run(self):
         n = self.args.traces
         self.create_databases()
@@ -241,22 +281,7 @@ class Drill:
         self.switch("dual", {"LANGFUSE_BACKGROUND_MIGRATION_V4_ENABLE_HISTORIC_BACKFILL": "true"})
         traffic = threading.Thread(target=self.live_traffic, daemon=True)
         traffic.start()
-        deadline = time.time() + 600
-        while not self.backfill_done():
-            if time.time() > deadline:
-                raise SystemExit("drill: backfill did not finish in 10 minutes")
-            running = [s for s in self.steps() if s["status"] == "running"]
-            if running and self.kills < self.args.kills:
-                time.sleep(random.uniform(0.2, 2.0))
-                if self.backfill_done():
-                    break
-                step = running[0]
-                self.stop(self.worker, signal.SIGKILL)
-                self.kills += 1
-                log(f"SIGKILL worker #{self.kills} during step {step['position']} ({step['rowsDone']}/{step['rowsEstimated']} {step['unit']})")
-                self.worker = self.start("worker", "dual", self.extra)
-            else:
-                time.sleep(0.5)
+        self.backfill_with_kills()
         self.stop_traffic.set()
         traffic.join()
         log(f"backfill done; {len(self.acked)} live traces acknowledged")
@@ -264,19 +289,7 @@ class Drill:
             "GET", f"http://127.0.0.1:{self.worker_port}/api/health")[1].get("ingestionBacklog") == 0, 120)
 
         log("phase 3: cutover to events_only; waiting for staging to drain (up to ~4 minutes)")
-        self.switch("events_only")
-        health = http("GET", f"http://127.0.0.1:{self.worker_port}/api/health")[1]["eventPropagation"]
-        log(f"staging at cutover: {health['pendingPartitions']} partitions pending, {health['rowsPropagated']} rows "
-            f"propagated so far")
-        wait_for("propagation of every staged partition", lambda: http(
-            "GET", f"http://127.0.0.1:{self.worker_port}/api/health")[1]["eventPropagation"]["pendingPartitions"] == 0,
-            600, every=2)
-        env = dict(os.environ)
-        env.update(self.env)
-        env["LANGFUSE_MIGRATION_V4_WRITE_MODE"] = "events_only"
-        verify = subprocess.run([os.path.join(self.args.bin_dir, "worker"), "verify-migration"], env=env,
-                                capture_output=True, text=True)
-        print(verify.stdout, end="")
+        verify = self.cutover_and_verify()
         after = self.checksums()
         in_v4 = set(self.ch("SELECT DISTINCT trace_id FROM events_full").split())
         missing = [t for t in self.acked if t not in in_v4]
@@ -303,6 +316,7 @@ def main():
     parser.add_argument("--env", default=".local/stack.env")
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--chunk-rows", type=int, default=100)
+    parser.add_argument("--ports", default="3910,4910,3930", help="web HTTP, web OTLP gRPC and worker ports")
     drill = Drill(parser.parse_args())
     try:
         sys.exit(drill.run())

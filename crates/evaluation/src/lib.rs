@@ -7,6 +7,7 @@ pub mod definition;
 pub mod engine;
 pub mod error;
 pub mod evaluators;
+pub mod executions;
 pub mod filter;
 pub mod jsonpath;
 pub mod page;

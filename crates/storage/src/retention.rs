@@ -153,3 +153,14 @@ pub async fn delete_expired_media(
     .fetch_all(pool)
     .await?)
 }
+
+/// [`progress`] of one project (the settings page's "last run").
+pub async fn progress_of(pool: &PgPool, project_id: &str) -> Result<Vec<Progress>> {
+    Ok(sqlx::query_as(
+        "SELECT project_id, target, last_run_at, last_cutoff, last_removed, removed_total, \
+             partitions_dropped, last_error FROM retention_progress WHERE project_id = $1 ORDER BY target",
+    )
+    .bind(project_id)
+    .fetch_all(pool)
+    .await?)
+}

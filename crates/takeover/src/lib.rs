@@ -99,7 +99,7 @@ pub async fn run(
             report.tables.push(line);
             continue;
         }
-        if !tables::reencrypted(table.target).is_empty()
+        if tables::needs_keys(table.target)
             && (options.v3_encryption_key.is_none() || options.loupe_encryption_key.is_none())
         {
             let count: i64 =
@@ -176,9 +176,9 @@ async fn copy_table(
         if rows.is_empty() {
             break;
         }
-        let rows = reencrypt(rows, tables::reencrypted(table.target), options);
-        let page = format!("[{}]", rows.join(","));
         let read = rows.len() as u64;
+        let (rows, refused) = shape_page(rows, table.target, options);
+        let page = format!("[{}]", rows.join(","));
         drop(rows);
         if !options.dry_run {
             sqlx::raw_sql("BEGIN; SET LOCAL TIME ZONE 'UTC'")
@@ -187,7 +187,10 @@ async fn copy_table(
                 .map_err(Failure::Target)?;
         }
         let outcome = match copy::write_page(&mut *to, &statement, &page).await {
-            Ok(outcome) => outcome,
+            Ok(mut outcome) => {
+                outcome.skipped.extend(refused);
+                outcome
+            }
             Err(error) => {
                 if !options.dry_run {
                     let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *to).await;
@@ -269,24 +272,31 @@ fn salt_note(options: &Options) -> String {
     }
 }
 
-/// Whether `--encryption-key` decrypts a secret v3 stored (an LLM connection's key), the one check
-/// a wrong key fails.
+/// Whether `--encryption-key` decrypts a secret v3 stored (an LLM connection's key, else a
+/// blob-storage integration's), the one check a wrong key fails.
 async fn encryption_key_note(
     from: &mut PgConnection,
     schema: &tables::Schema,
     options: &Options,
 ) -> Result<String, ImportError> {
     let Some(key) = &options.v3_encryption_key else {
-        return Ok("no --encryption-key: LLM connections are not imported".to_owned());
+        return Ok("no --encryption-key: LLM connections are not imported, nor blob-storage integrations \
+                   that hold a secret"
+            .to_owned());
     };
-    if !schema.has("llm_api_keys", "secret_key") {
-        return Ok("--encryption-key not checked: the source stores no encrypted secret".to_owned());
-    }
-    let sample: Option<String> =
-        sqlx::query_scalar("SELECT secret_key FROM llm_api_keys ORDER BY id LIMIT 1")
+    let mut sample: Option<String> = None;
+    for (table, column) in
+        [("llm_api_keys", "secret_key"), ("blob_storage_integrations", "secret_access_key")]
+    {
+        if sample.is_none() && schema.has(table, column) {
+            sample = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT {column} FROM {table} WHERE {column} IS NOT NULL ORDER BY 1 LIMIT 1"
+            )))
             .fetch_optional(&mut *from)
             .await
             .map_err(source)?;
+        }
+    }
     Ok(match sample {
         None => "--encryption-key not checked: the source stores no encrypted secret".to_owned(),
         Some(stored) if key.decrypt(&stored).is_ok() => {
@@ -298,31 +308,32 @@ async fn encryption_key_note(
     })
 }
 
-/// Moves the secrets of a page from v3's key to Loupe's. A secret that does not decrypt becomes
-/// NULL, which skips its row with the reason.
-fn reencrypt(rows: Vec<String>, columns: &[&str], options: &Options) -> Vec<String> {
-    let (Some(v3), Some(loupe)) = (&options.v3_encryption_key, &options.loupe_encryption_key) else {
-        return rows;
+/// Runs a table's [`tables::Shape`] over a page: the rows to write, and the refused ones as
+/// `(label, reason)` (labelled by their name, else their id, as the SQL skips are).
+fn shape_page(rows: Vec<String>, target: &str, options: &Options) -> (Vec<String>, Vec<(String, String)>) {
+    let Some(shape) = tables::shape(target) else {
+        return (rows, Vec::new());
     };
-    if columns.is_empty() {
-        return rows;
-    }
-    rows.into_iter()
-        .map(|row| {
-            let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str::<serde_json::Value>(&row)
-            else {
-                return row;
-            };
-            for column in columns {
-                if let Some(serde_json::Value::String(stored)) = fields.get(*column) {
-                    let moved = v3.decrypt(stored).map(|plain| loupe.encrypt(&plain));
-                    fields.insert(
-                        (*column).to_owned(),
-                        moved.map_or(serde_json::Value::Null, serde_json::Value::String),
-                    );
-                }
+    let keys =
+        tables::Keys { v3: options.v3_encryption_key.as_ref(), loupe: options.loupe_encryption_key.as_ref() };
+    let mut kept = Vec::with_capacity(rows.len());
+    let mut refused = Vec::new();
+    for row in rows {
+        let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str::<serde_json::Value>(&row)
+        else {
+            kept.push(row);
+            continue;
+        };
+        match shape(&mut fields, &keys) {
+            Ok(()) => kept.push(serde_json::Value::Object(fields).to_string()),
+            Err(reason) => {
+                let label = ["name", "id", "project_id"]
+                    .iter()
+                    .find_map(|k| fields.get(*k).and_then(serde_json::Value::as_str))
+                    .unwrap_or("?");
+                refused.push((label.to_owned(), reason));
             }
-            serde_json::Value::Object(fields).to_string()
-        })
-        .collect()
+        }
+    }
+    (kept, refused)
 }

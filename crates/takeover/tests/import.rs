@@ -61,6 +61,12 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     .execute(&v3)
     .await
     .unwrap();
+    // The export's bucket credentials, encrypted with v3's key too.
+    sqlx::query("UPDATE blob_storage_integrations SET access_key_id = 'AKIA0000', secret_access_key = $1")
+        .bind(EncryptionKey::parse(V3_KEY).unwrap().encrypt("blob-secret"))
+        .execute(&v3)
+        .await
+        .unwrap();
     let (_db, loupe) = loupe().await;
     // A Loupe user already has one of the v3 addresses, under another id.
     sqlx::query("INSERT INTO users (id, email) VALUES ('loupe-clash', 'CLASH@acme.test')")
@@ -102,6 +108,11 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
         ("annotation_queue_assignments", 1),
         ("dashboard_widgets", 1),
         ("dashboards", 1),
+        ("evaluators", 2),
+        ("evaluator_versions", 3),
+        ("evaluation_rules", 2),
+        ("evaluation_rule_evaluators", 2),
+        ("blob_storage_integrations", 1),
     ] {
         assert_eq!(first.table(table).unwrap().inserted, new, "{table}:\n{text}");
     }
@@ -123,6 +134,7 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
         "re-encrypted with Loupe's key"
     );
     assert!(text.contains("--encryption-key decrypts v3's stored secrets"), "{text}");
+    evaluators_and_exports_are_mapped(&loupe, &text).await;
 
     // What Loupe holds: ids, hashes and shapes as the API reads them.
     let (hash, org, scope): (String, Option<String>, String) = sqlx::query_as(
@@ -217,6 +229,106 @@ async fn imports_a_v3_database_once_and_re_runs_change_nothing() {
     .unwrap();
     let late = import(&loupe, &options(&source, false)).await;
     assert!(late.render().contains("Loupe has a newer version of this item"), "{}", late.render());
+}
+
+/// v3's templates, jobs and export as Loupe holds them (docs/takeover.md, **Evaluators**).
+async fn evaluators_and_exports_are_mapped(loupe: &PgPool, text: &str) {
+    assert!(text.contains(r#"reads the generation named "llm-call""#), "{text}");
+    assert!(
+        text.contains(r#"a filter on "bookmarked", which Loupe's trace rules cannot filter on"#),
+        "{text}"
+    );
+    assert!(text.contains("job_executions                 2 rows, not imported: history"), "{text}");
+    // The project's template: one evaluator, both versions, v3's ids; the rule runs it.
+    let versions: Vec<(String, i32, serde_json::Value)> = sqlx::query_as(
+        "SELECT v.id, v.version, v.definition FROM evaluator_versions v JOIN evaluators e ON e.id = v.evaluator_id \
+         WHERE e.id = 'et-1' AND e.name = 'hallucination' ORDER BY v.version",
+    )
+    .fetch_all(loupe)
+    .await
+    .unwrap();
+    assert_eq!(
+        versions.iter().map(|(id, v, _)| (id.as_str(), *v)).collect::<Vec<_>>(),
+        [("et-1", 1), ("et-2", 2)]
+    );
+    let newest = &versions[1].2;
+    assert_eq!(newest["modelConfig"], serde_json::json!({"provider": "openai", "model": "gpt-4o-mini"}));
+    assert_eq!(newest["prompt"][0]["role"], "user");
+    assert_eq!(newest["outputDefinition"]["dataType"], "NUMERIC");
+    assert_eq!(newest["outputDefinition"]["scoreReasoningInstructions"], "one sentence");
+    assert_eq!(versions[0].2["modelConfig"], serde_json::Value::Null, "v1 used the project's default model");
+    type Rule = (
+        String,
+        String,
+        bool,
+        Option<String>,
+        f64,
+        i32,
+        serde_json::Value,
+        String,
+        Option<serde_json::Value>,
+    );
+    let rules: Vec<Rule> = sqlx::query_as(
+        "SELECT r.id, r.target, r.enabled, to_char(r.enabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), r.sampling, \
+         r.delay_seconds, r.filter, a.evaluator_id, a.variable_mapping FROM evaluation_rules r \
+         JOIN evaluation_rule_evaluators a ON a.rule_id = r.id ORDER BY r.id",
+    )
+    .fetch_all(loupe)
+    .await
+    .unwrap();
+    assert_eq!(rules.len(), 2, "{rules:?}");
+    let (id, target, enabled, started, sampling, delay, filter, evaluator, mapping) = &rules[0];
+    assert_eq!(
+        (id.as_str(), target.as_str(), *enabled, started.as_deref(), *sampling, *delay, evaluator.as_str()),
+        ("jc-1", "trace", true, Some("2025-03-01 08:00"), 0.5, 30, "et-1"),
+        "starts at v3's newest execution for the job"
+    );
+    assert_eq!(filter[1]["column"], "userId", "a column v3 named by its label: {filter}");
+    assert_eq!(
+        mapping.as_ref().unwrap()[0],
+        serde_json::json!({"variable": "output", "source": "output", "jsonPath": "$.text"})
+    );
+    // Langfuse's own template, used under another score name: an evaluator of the job's project.
+    let (id, target, enabled, started, _, _, _, evaluator, mapping) = &rules[1];
+    assert_eq!((id.as_str(), target.as_str(), *enabled, started), ("jc-2", "dataset", false, &None));
+    let (name, project): (String, String) =
+        sqlx::query_as("SELECT name, project_id FROM evaluators WHERE id = $1")
+            .bind(evaluator)
+            .fetch_one(loupe)
+            .await
+            .unwrap();
+    assert_eq!((name.as_str(), project.as_str(), evaluator.len()), ("toxic", "proj-v3", 36));
+    assert_eq!(mapping.as_ref().unwrap()[1]["source"], "expected_output");
+
+    type Export = (String, String, String, String, Option<String>, Option<String>, String);
+    let (file_type, mode, source, start, last, secret, region): Export = sqlx::query_as(
+        "SELECT file_type, export_mode, export_source, to_char(start_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), \
+         to_char(last_sync_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), secret_access_key, region \
+         FROM blob_storage_integrations WHERE project_id = 'proj-v3'",
+    )
+    .fetch_one(loupe)
+    .await
+    .unwrap();
+    assert_eq!(
+        (
+            file_type.as_str(),
+            mode.as_str(),
+            source.as_str(),
+            start.as_str(),
+            last.as_deref(),
+            region.as_str()
+        ),
+        (
+            "JSONL",
+            "FROM_TODAY",
+            "LEGACY_TRACES_OBSERVATIONS",
+            "2025-02-15 00:00",
+            Some("2025-02-22 00:00"),
+            "eu-west-1"
+        ),
+        "goes on after the last window v3 exported"
+    );
+    assert_eq!(EncryptionKey::parse(LOUPE_KEY).unwrap().decrypt(&secret.unwrap()).unwrap(), "blob-secret");
 }
 
 #[tokio::test]

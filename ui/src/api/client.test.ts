@@ -66,6 +66,16 @@ describe("ApiClient", () => {
     expect(other.fields).toEqual([]);
   });
 
+  it("reads the v2 evaluation routes' details.issues as per-field mismatches", async () => {
+    const details = { issues: [{ code: "custom", message: "minValue must not exceed maxValue", path: ["outputDefinition", "minValue"] }, { code: "x", message: "bad body", path: [] }] };
+    const { fetch } = fakeFetch(() => json(400, { message: "Invalid request body", code: "invalid_body", error: "InvalidRequestError", details }));
+    const error = (await new ApiClient({ fetch }).post("/api/public/v2/evaluators", {}).catch((e: unknown) => e)) as ApiError;
+    expect(error.fields).toEqual([
+      { field: "outputDefinition", path: "/minValue", message: "minValue must not exceed maxValue" },
+      { field: "", path: "", message: "bad body" },
+    ]);
+  });
+
   it("turns {message, error} bodies into typed errors", async () => {
     const { fetch } = fakeFetch(() => json(404, { message: "Project not found", error: "LangfuseNotFoundError" }));
     const error = await new ApiClient({ fetch }).get("/api/public/projects/x").catch((e: unknown) => e);

@@ -127,12 +127,24 @@ async function errorOf(response: Response): Promise<ApiError> {
     if (typeof body.message === "string" && body.message) message = body.message;
     if (typeof body.error === "string") code = body.error;
     if (Array.isArray(body.fields)) fields = body.fields.filter((f) => typeof f?.field === "string");
+    // The v2 evaluation routes answer the SDK's `PublicApiError`: `details.issues`, each at a path.
+    const issues = (body as { details?: { issues?: unknown } }).details?.issues;
+    if (fields.length === 0 && Array.isArray(issues)) fields = issues.flatMap(issueField);
   } catch {
     // Not JSON (a proxy's error page): the status line is all there is.
   }
   const error = new ApiError(response.status, message, code, retryAfter);
   error.fields = fields;
   return error;
+}
+
+/** One `{code, message, path}` issue of a `PublicApiError` as a field error. */
+function issueField(issue: unknown): FieldError[] {
+  if (typeof issue !== "object" || issue === null) return [];
+  const { message, path } = issue as { message?: unknown; path?: unknown };
+  if (typeof message !== "string") return [];
+  const steps = Array.isArray(path) ? path.map(String) : [];
+  return [{ field: steps[0] ?? "", path: steps.length > 1 ? `/${steps.slice(1).join("/")}` : "", message }];
 }
 
 export class ApiClient {

@@ -28,10 +28,12 @@ export const projectPages: readonly ProjectPage[] = [
   page("experiments", undefined, () => import("../features/datasets/ExperimentsPage")),
   page("prompts", "Prompts", () => import("../features/prompts/PromptsPage")),
   page("annotation-queues", "Annotation", () => import("../features/annotation/AnnotationPage")),
+  page("evaluators", "Evaluators", () => import("../features/evaluators/EvaluatorsPage")),
   // The v3 Traces tab (reached from the Observations page's tabs in the v3 views).
   page("traces", undefined, () => import("../features/legacy/TracesPage")),
   // One trace, full-width (deep links; the sessions page links here). Ranks above `traces/*`.
   page("traces/:traceId", undefined, () => import("../features/trace/TracePage")),
+  page("monitors", "Monitors", () => import("../features/monitors/MonitorsPage")),
   page("settings", "Settings", () => import("../features/settings/ProjectSettingsPage")),
 ];
 

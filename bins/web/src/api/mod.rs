@@ -14,6 +14,7 @@ mod compress;
 mod dashboards;
 mod dataset_runs;
 mod datasets;
+mod evaluation_executions;
 mod evaluation_rules;
 mod evaluators;
 mod health;
@@ -40,6 +41,7 @@ mod ui_observations;
 mod ui_people;
 mod ui_prompts;
 mod ui_public_links;
+mod ui_retention;
 mod ui_saved_views;
 mod ui_sessions;
 mod ui_settings;
@@ -75,6 +77,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(ui_members::routes())
         .merge(ui_people::routes())
         .merge(ui_settings::routes())
+        .merge(ui_retention::routes())
         .merge(ui_trace::routes())
         .merge(ui_datasets::routes())
         .merge(ui_prompts::routes())
@@ -85,6 +88,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(prompts::routes())
         .merge(evaluators::routes())
         .merge(evaluation_rules::routes())
+        .merge(evaluation_executions::routes())
         .merge(models::routes())
         .merge(media::routes())
         .merge(datasets::routes())

@@ -72,7 +72,7 @@ pub const SETTINGS: &[Setting] = &[
     described(Migration, NATIVE_OTEL_BEHAVIOUR, "direct (dual_write in legacy mode)", "`direct` writes every OTel span straight to the v4 tables; `dual_write` sends spans without `x-langfuse-ingestion-version: 4` through the staging pipeline for server-side trace-attribute propagation."),
     s(Migration, ALLOW_PREVIEW_OPT_IN, "true", "Enables the v4 read APIs (v2 observations, v3 scores, v2 metrics). Must be `true` with `events_only`."),
     described(Migration, ENABLE_HISTORIC_BACKFILL, "true (false in legacy mode)", "Runs the historic backfill (M1–M4) that copies v3 data into the v4 tables. Not allowed in `legacy` mode."),
-    s(Migration, DROP_PID_TID_SORTING_TABLES, "false", "Lets the last backfill step (M5) drop its scratch tables (`observations_pid_tid_sorting` and M4's `*_pid_tid_sorting` tables)."),
+    s(Migration, DROP_PID_TID_SORTING_TABLES, "false", "Lets the last backfill step (M5) drop its scratch tables (`observations_pid_tid_sorting` and the other `*_pid_tid_sorting` tables of M1, M3 and M4)."),
     s(Migration, STUCK_THRESHOLD_MINUTES, "15", "Minutes after which an unpropagated complete staging partition makes `/api/health?failIfEventPropagationStuck=true` answer 503."),
     s(MigrationJobs, "LANGFUSE_ENABLE_BACKGROUND_MIGRATIONS", "true", "Worker: runs the historic backfill chain (M1–M5) when its gates allow; `false` keeps it dormant on this deployment."),
     s(MigrationJobs, "LANGFUSE_EXPERIMENT_EVENT_PROPAGATION_PARTITION_DELAY_MINUTES", "10", "Worker: age of a 3-minute staging partition before propagation copies it to `events_full` (at least 4, so a partition is closed). Older SDKs' data reaches the v4 reads about this late."),

@@ -14,14 +14,42 @@ use crate::keyset::{
     self, ChunkCursor, Condition, KeyPart, KeyValues, OBSERVATIONS_KEY, SCRATCH_KEY, TRACES_KEY,
 };
 
-use super::scratch::{self, SCRATCH_TABLE};
+use super::scratch::{self, EXPERIMENT_OBSERVATIONS_TABLE, EXPERIMENT_TRACES_TABLE, SCRATCH_TABLE};
 use super::{Step, StepEnd, StepRun, lean, saved_state, with_retries};
 
 /// Traces referenced by a live dataset run item belong to M4 alone (reference/storage.md §4.2),
 /// which copies only live ones: a trace whose run items were all deleted is a plain trace here, or
-/// no step would copy it.
-const NOT_AN_EXPERIMENT: &str =
-    "NOT IN (SELECT project_id, trace_id FROM dataset_run_items_rmt FINAL WHERE is_deleted = 0)";
+/// no step would copy it. Which traces those are is planned once per step into a scratch table
+/// sorted like the step's source (`scratch::plan_experiments`); a chunk reads only its own partition
+/// and key range of it, so a chunk costs the same however many run items there are.
+fn experiments(step: Step, partition: &str, key: &[KeyPart], chunk: &ChunkRange) -> Condition {
+    let (table, id) = match step {
+        Step::RootSpans => (EXPERIMENT_TRACES_TABLE, "id"),
+        _ => (EXPERIMENT_OBSERVATIONS_TABLE, "trace_id"),
+    };
+    let range = Condition { sql: "e.part = ?".to_owned(), binds: vec![partition.to_owned()] }
+        .and(chunk.condition(key, "e."));
+    Condition {
+        sql: format!("NOT IN (SELECT e.project_id, e.{id} FROM {table} AS e WHERE {})", range.sql),
+        binds: range.binds,
+    }
+}
+
+/// A chunk's key range in its partition: below the cursor, at or above the boundary.
+struct ChunkRange {
+    below: Option<KeyValues>,
+    boundary: Option<KeyValues>,
+}
+
+impl ChunkRange {
+    fn condition(&self, key: &[KeyPart], alias: &str) -> Condition {
+        let condition = keyset::below(key, alias, self.below.as_ref());
+        match &self.boundary {
+            Some(boundary) => condition.and(keyset::at_or_above(key, alias, boundary)),
+            None => condition,
+        }
+    }
+}
 
 struct Source3 {
     table: &'static str,
@@ -44,6 +72,10 @@ fn source_of(step: Step) -> Source3 {
 struct State {
     #[serde(flatten)]
     cursor: ChunkCursor,
+    /// The set of experiment traces is planned (a step saved by an earlier version plans it when it
+    /// resumes).
+    #[serde(default)]
+    experiments_planned: bool,
 }
 
 pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> storage::Result<StepEnd> {
@@ -56,11 +88,16 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
         Some(state) => state,
         None => {
             let (partitions, rows) = plan(run, source.table).await?;
-            let state = State { cursor: ChunkCursor { partitions, ..Default::default() } };
+            let state =
+                State { cursor: ChunkCursor { partitions, ..Default::default() }, ..State::default() };
             run.set_estimate(&state, i64::try_from(rows).unwrap_or(i64::MAX)).await?;
             state
         }
     };
+    if step != Step::RewriteObservations && !state.experiments_planned {
+        scratch::plan_experiments(run, step == Step::RootSpans).await?;
+        state.experiments_planned = true;
+    }
     let chunk_rows = run.settings().chunk_rows.max(1);
     while let Some(partition) = state.cursor.current_partition().map(str::to_owned) {
         if run.should_stop() {
@@ -70,20 +107,15 @@ pub(crate) async fn run(run: &mut StepRun<'_>, row: &BackgroundMigration) -> sto
         let within = in_partition("", &partition).and(keyset::below(source.key, "", below.as_ref()));
         let boundary_sql = keyset::boundary_query(source.table, source.key, chunk_rows - 1, &within);
         let boundary: Option<KeyValues> = run.condition_query(&boundary_sql).fetch_optional().await?;
-        let chunk = |alias: &str| {
-            let condition =
-                in_partition(alias, &partition).and(keyset::below(source.key, alias, below.as_ref()));
-            match &boundary {
-                Some(boundary) => condition.and(keyset::at_or_above(source.key, alias, boundary)),
-                None => condition,
-            }
-        };
+        let range = ChunkRange { below, boundary };
+        let chunk = |alias: &str| in_partition(alias, &partition).and(range.condition(source.key, alias));
+        let skip = experiments(step, &partition, source.key, &range);
         let alias = if step == Step::RootSpans { "t" } else { "o" };
         let rows = with_retries(|attempt| {
-            copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")), attempt)
+            copy_chunk(run, step, &source, alias, chunk(&format!("{alias}.")), &skip, attempt)
         })
         .await?;
-        state.cursor.advance(boundary);
+        state.cursor.advance(range.boundary);
         run.chunk_done(&state, rows).await?;
     }
     Ok(StepEnd::Done)
@@ -115,6 +147,7 @@ async fn copy_chunk(
     source: &Source3,
     alias: &str,
     chunk: Condition,
+    skip: &Condition,
     attempt: u32,
 ) -> storage::Result<u64> {
     let stats_sql = format!(
@@ -133,11 +166,12 @@ async fn copy_chunk(
         Step::RootSpans => Condition {
             sql: format!(
                 "INSERT INTO events_full ({EVENT_COLUMNS}) SELECT {select} FROM traces AS t \
-                 WHERE ({chunk}) AND (t.project_id, t.id) {NOT_AN_EXPERIMENT}",
+                 WHERE ({chunk}) AND (t.project_id, t.id) {skip}",
                 select = trace_root_select(NO_EXPERIMENT, Version::Source),
-                chunk = chunk.sql
+                chunk = chunk.sql,
+                skip = skip.sql
             ),
-            binds: chunk.binds,
+            binds: chunk.binds.into_iter().chain(skip.binds.iter().cloned()).collect(),
         },
         Step::RewriteObservations => Condition {
             sql: format!(
@@ -162,12 +196,14 @@ async fn copy_chunk(
             let mut binds = vec![min_time, max_time];
             binds.extend(chunk.binds.iter().cloned());
             binds.extend(chunk.binds.iter().cloned());
+            binds.extend(skip.binds.iter().cloned());
             Condition {
                 sql: format!(
                     "INSERT INTO events_full ({EVENT_COLUMNS}) SELECT {select} FROM {SCRATCH_TABLE} AS o \
                      LEFT ANY JOIN {traces} AS t ON o.project_id = t.project_id AND o.trace_id = t.id \
-                     WHERE ({chunk}) AND (o.project_id, o.trace_id) {NOT_AN_EXPERIMENT}",
-                    chunk = chunk.sql
+                     WHERE ({chunk}) AND (o.project_id, o.trace_id) {skip}",
+                    chunk = chunk.sql,
+                    skip = skip.sql
                 ),
                 binds,
             }

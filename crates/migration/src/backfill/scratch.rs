@@ -1,9 +1,10 @@
-//! The scratch tables: `observations_pid_tid_sorting` (reference/storage.md §2.5), created by M2, and
-//! the three M4 adds to walk experiment traces by key range; all dropped by M5.
+//! The scratch tables: `observations_pid_tid_sorting` (reference/storage.md §2.5), created by M2,
+//! the two sets of experiment traces M1 and M3 leave to M4, and the three M4 adds to walk
+//! experiment traces by key range; all dropped by M5.
 
 use storage::clickhouse::render;
 
-use super::{StepEnd, StepRun};
+use super::{StepEnd, StepRun, lean, with_retries};
 
 pub const SCRATCH_TABLE: &str = "observations_pid_tid_sorting";
 
@@ -70,6 +71,64 @@ const CREATE_OWNERS: &str = "CREATE TABLE IF NOT EXISTS experiment_spans_pid_tid
 ENGINE = {REPLICATED}ReplacingMergeTree
 ORDER BY (project_id, trace_id, span_id)";
 
+/// M1: the `traces` rows of the experiment traces (those a live dataset run item points at, which
+/// M4 copies), by their partition and `traces`' own key, so a chunk of M1 finds the ones in its
+/// partition and key range by reading just that range of this table.
+pub const EXPERIMENT_TRACES_TABLE: &str = "experiment_traces_pid_tid_sorting";
+const CREATE_EXPERIMENT_TRACES: &str =
+    "CREATE TABLE IF NOT EXISTS experiment_traces_pid_tid_sorting {ON_CLUSTER} (
+    part String, project_id String, timestamp DateTime64(3), id String
+)
+ENGINE = {REPLICATED}ReplacingMergeTree
+ORDER BY (part, project_id, toDate(timestamp), id)";
+
+/// M3: the same for [`SCRATCH_TABLE`]: each month partition's experiment traces, by (project_id,
+/// trace_id) as M3's chunks walk it.
+pub const EXPERIMENT_OBSERVATIONS_TABLE: &str = "experiment_observations_pid_tid_sorting";
+const CREATE_EXPERIMENT_OBSERVATIONS: &str =
+    "CREATE TABLE IF NOT EXISTS experiment_observations_pid_tid_sorting {ON_CLUSTER} (
+    part String, project_id String, trace_id String
+)
+ENGINE = {REPLICATED}ReplacingMergeTree
+ORDER BY (part, project_id, trace_id)";
+
+/// The live run items' traces, the one read of `dataset_run_items_rmt` M1 and M3 make.
+const LIVE_EXPERIMENTS: &str =
+    "SELECT project_id, trace_id FROM dataset_run_items_rmt FINAL WHERE is_deleted = 0";
+
+/// Plans M1's or M3's set of experiment traces (emptied first: a step that plans again starts from
+/// the run items as they are now).
+pub(crate) async fn plan_experiments(run: &StepRun<'_>, for_traces: bool) -> storage::Result<()> {
+    let (table, create, fill) = if for_traces {
+        (
+            EXPERIMENT_TRACES_TABLE,
+            CREATE_EXPERIMENT_TRACES,
+            format!(
+                "INSERT INTO {EXPERIMENT_TRACES_TABLE} (part, project_id, timestamp, id) \
+                 SELECT DISTINCT _partition_id, project_id, timestamp, id FROM traces \
+                 WHERE (project_id, id) IN ({LIVE_EXPERIMENTS})"
+            ),
+        )
+    } else {
+        (
+            EXPERIMENT_OBSERVATIONS_TABLE,
+            CREATE_EXPERIMENT_OBSERVATIONS,
+            format!(
+                "INSERT INTO {EXPERIMENT_OBSERVATIONS_TABLE} (part, project_id, trace_id) \
+                 SELECT DISTINCT _partition_id, project_id, trace_id FROM {SCRATCH_TABLE} \
+                 WHERE (project_id, trace_id) IN ({LIVE_EXPERIMENTS})"
+            ),
+        )
+    };
+    execute(run, create).await?;
+    execute(run, &format!("TRUNCATE TABLE IF EXISTS {table} {{ON_CLUSTER}}")).await?;
+    with_retries(|attempt| {
+        let query = lean(run.query(&fill, &[]), attempt);
+        async move { Ok(query.execute().await?) }
+    })
+    .await
+}
+
 pub(crate) async fn create(run: &StepRun<'_>) -> storage::Result<()> {
     execute(run, CREATE).await
 }
@@ -98,7 +157,14 @@ async fn execute(run: &StepRun<'_>, template: &str) -> storage::Result<()> {
 
 /// M5: idempotent, so a re-run after a crash is harmless.
 pub(crate) async fn drop(run: &StepRun<'_>) -> storage::Result<StepEnd> {
-    for table in [SCRATCH_TABLE, ITEMS_TABLE, TRACES_TABLE, OWNERS_TABLE] {
+    for table in [
+        SCRATCH_TABLE,
+        ITEMS_TABLE,
+        TRACES_TABLE,
+        OWNERS_TABLE,
+        EXPERIMENT_TRACES_TABLE,
+        EXPERIMENT_OBSERVATIONS_TABLE,
+    ] {
         execute(run, &format!("DROP TABLE IF EXISTS {table} {{ON_CLUSTER}} SYNC")).await?;
     }
     Ok(StepEnd::Done)

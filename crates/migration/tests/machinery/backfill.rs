@@ -253,12 +253,12 @@ async fn the_scratch_table_is_dropped_only_when_allowed() {
     let env = env().await;
     seed(&env).await;
     backfill(&env, 100).run_chain(&CancellationToken::new()).await.unwrap();
-    // M2's table and M4's three.
+    // M2's table, M1's and M3's sets of experiment traces, and M4's three.
     let scratch = format!(
         "SELECT count() FROM system.tables WHERE database = currentDatabase() \
          AND (name = '{SCRATCH_TABLE}' OR endsWith(name, '_pid_tid_sorting'))"
     );
-    assert_eq!(env.count(&scratch).await, 4);
+    assert_eq!(env.count(&scratch).await, 6);
     let mut dropping = backfill(&env, 100);
     dropping.migration.drop_pid_tid_sorting_tables = true;
     assert_eq!(dropping.run_chain(&CancellationToken::new()).await.unwrap(), ChainOutcome::Finished);

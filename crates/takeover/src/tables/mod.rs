@@ -1,13 +1,22 @@
 //! What is imported: for each Loupe table (`people.rs`: organizations, people and keys;
-//! `content.rs`: what projects hold), the SELECT over the v3 database that shapes its rows
-//! into Loupe's columns, and the rows that are skipped and why. Order matters: parents first, so
-//! every page committed on its own satisfies the foreign keys.
+//! `prompts_datasets.rs`, `content.rs`: what projects hold; `integrations.rs`: LLM connections and
+//! blob-storage exports; `evaluation.rs`: evaluator templates and job configurations), the SELECT
+//! over the v3 database that shapes its rows into Loupe's columns, and the rows that are skipped and
+//! why. Order matters: parents first, so every page committed on its own satisfies the foreign keys.
+//!
+//! Most shaping is SQL. What SQL cannot check the way Loupe will read it (secrets under another
+//! key, v3 filters and variable mappings that Loupe's own parsers must accept) is a [`Shape`]: a
+//! Rust step over each row of a page before it is written, which may refuse the row with a reason.
 //!
 //! Facts about the source are Langfuse's prisma schema and migrations (v3.0 to the newest
 //! supported, `crate::NEWEST_SUPPORTED`). Columns added during v3 are read only where the source
 //! has them ([`Schema::has`]); older databases get the value Langfuse itself assumed before.
 
 use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use domain::secrets::EncryptionKey;
 
 /// The source's tables and columns, read once from `information_schema`.
 pub struct Schema {
@@ -50,34 +59,56 @@ pub struct Table {
 }
 
 mod content;
+mod evaluation;
+mod integrations;
 mod people;
+mod prompts_datasets;
 
 pub(super) const NO_PROJECT: (&str, &str) =
     ("NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = s.project_id)", "its project is not imported");
 
-/// Columns of a table holding a secret encrypted with the deployment's ENCRYPTION_KEY: decrypted
-/// with v3's and encrypted again with Loupe's while the page is in memory.
-pub const REENCRYPTED: &[(&str, &[&str])] = &[("llm_api_keys", &["secret_key", "extra_headers"])];
+/// The keys a [`Shape`] moves secrets with: v3's `--encryption-key` and Loupe's `ENCRYPTION_KEY`.
+pub struct Keys<'a> {
+    pub v3: Option<&'a EncryptionKey>,
+    pub loupe: Option<&'a EncryptionKey>,
+}
 
-pub fn reencrypted(target: &str) -> &'static [&'static str] {
-    REENCRYPTED.iter().find(|(t, _)| *t == target).map_or(&[], |(_, columns)| columns)
+/// A Rust step over one source row (its columns as the SELECT named them) before it is written:
+/// rewrites fields in place, or refuses the row with the reason the report gives.
+pub type Shape = fn(&mut Map<String, Value>, &Keys) -> Result<(), String>;
+
+/// The [`Shape`] of a table, if it has one.
+pub fn shape(target: &str) -> Option<Shape> {
+    match target {
+        "llm_api_keys" => Some(integrations::shape_llm_connection),
+        "blob_storage_integrations" => Some(integrations::shape_blob_storage),
+        "evaluator_versions" => Some(evaluation::shape_version),
+        "evaluation_rules" | "evaluation_rule_evaluators" => Some(evaluation::shape_rule),
+        _ => None,
+    }
+}
+
+/// Tables whose every row holds a secret: without both keys they are not read at all.
+pub fn needs_keys(target: &str) -> bool {
+    target == "llm_api_keys"
 }
 
 /// Every imported table, parents first.
 pub fn all() -> impl Iterator<Item = &'static Table> {
-    people::TABLES.iter().chain(content::TABLES.iter())
+    people::TABLES
+        .iter()
+        .chain(prompts_datasets::TABLES)
+        .chain(content::TABLES)
+        .chain(integrations::TABLES)
+        .chain(evaluation::TABLES)
 }
 
 /// v3 tables read but not imported, and why; their row counts are in the report.
 pub const NOT_IMPORTED: &[(&str, &str)] = &[
-    ("blob_storage_integrations", "skipped: not yet supported (blob-storage exports)"),
     (
-        "eval_templates",
-        "skipped: not yet supported (v3 templates are not mapped onto Loupe's evaluators yet)",
-    ),
-    (
-        "job_configurations",
-        "skipped: not yet supported (v3 job configurations are not mapped onto Loupe's evaluation rules yet)",
+        "job_executions",
+        "not imported: history; the scores v3's evaluations wrote are in ClickHouse, which Loupe reads, \
+         and executions still pending when v3 stopped are v3's own queue",
     ),
     (
         "prompt_dependencies",

@@ -1,5 +1,12 @@
 // Which columns the table shows, and in which order: a checkbox per column, with buttons to move
 // a shown column left or right. At least one column stays.
+//
+// The shown columns live in the URL, which catches up a render after a change. A second click made
+// before that must build on the first, not on the columns still rendered, or the first change is
+// lost; so each change starts from the latest columns asked for (`latest`), and the rendered ones
+// replace them only when the URL itself moves.
+
+import { useRef } from "react";
 
 import { COLUMN_LABELS } from "./columns";
 import { COLUMN_IDS, type ColumnId } from "./state";
@@ -9,16 +16,37 @@ interface ColumnChooserProps {
   onChange(columns: ColumnId[]): void;
 }
 
+/** `columns` with `id` shown (at the end) or hidden; the last shown column stays. */
+export function toggleColumn(columns: readonly ColumnId[], id: ColumnId, show: boolean): ColumnId[] {
+  if (show) return columns.includes(id) ? [...columns] : [...columns, id];
+  const next = columns.filter((c) => c !== id);
+  return next.length ? next : [...columns];
+}
+
+/** `columns` with `id` swapped with its neighbour `by` places away (unchanged at either end). */
+export function moveColumn(columns: readonly ColumnId[], id: ColumnId, by: -1 | 1): ColumnId[] {
+  const next = [...columns];
+  const at = next.indexOf(id);
+  const to = at + by;
+  if (at < 0 || to < 0 || to >= next.length) return next;
+  [next[at], next[to]] = [next[to] as ColumnId, id];
+  return next;
+}
+
 export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
-  const hidden = COLUMN_IDS.filter((id) => !columns.includes(id));
-  const move = (id: ColumnId, by: -1 | 1) => {
-    const next = [...columns];
-    const at = next.indexOf(id);
-    const to = at + by;
-    if (at < 0 || to < 0 || to >= next.length) return;
-    [next[at], next[to]] = [next[to] as ColumnId, id];
-    onChange(next);
+  const rendered = useRef(columns);
+  const latest = useRef<readonly ColumnId[]>(columns);
+  if (rendered.current !== columns) {
+    rendered.current = columns;
+    latest.current = columns;
+  }
+  const change = (next: (current: readonly ColumnId[]) => ColumnId[]) => {
+    const value = next(latest.current);
+    latest.current = value;
+    onChange(value);
   };
+
+  const hidden = COLUMN_IDS.filter((id) => !columns.includes(id));
   return (
     <details className="popover">
       <summary className="button button--secondary button--sm">Columns</summary>
@@ -35,16 +63,29 @@ export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
                   type="checkbox"
                   checked={shown}
                   disabled={shown && columns.length === 1}
-                  onChange={(e) => onChange(e.target.checked ? [...columns, id] : columns.filter((c) => c !== id))}
+                  onChange={(e) => {
+                    const show = e.target.checked;
+                    change((current) => toggleColumn(current, id, show));
+                  }}
                 />
                 {COLUMN_LABELS[id]}
               </label>
               {shown && (
                 <span className="column-chooser__move">
-                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} earlier`} onClick={() => move(id, -1)}>
+                  <button
+                    type="button"
+                    className="icon-button"
+                    aria-label={`Move ${COLUMN_LABELS[id]} earlier`}
+                    onClick={() => change((current) => moveColumn(current, id, -1))}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="icon-button" aria-label={`Move ${COLUMN_LABELS[id]} later`} onClick={() => move(id, 1)}>
+                  <button
+                    type="button"
+                    className="icon-button"
+                    aria-label={`Move ${COLUMN_LABELS[id]} later`}
+                    onClick={() => change((current) => moveColumn(current, id, 1))}
+                  >
                     ↓
                   </button>
                 </span>
@@ -52,7 +93,7 @@ export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
             </div>
           );
         })}
-        <button type="button" className="button button--ghost button--sm" onClick={() => onChange([...COLUMN_IDS])}>
+        <button type="button" className="button button--ghost button--sm" onClick={() => change(() => [...COLUMN_IDS])}>
           Reset columns
         </button>
       </div>

@@ -10,6 +10,7 @@ import { Button } from "../../components/Button";
 import { DataTable } from "../../components/DataTable";
 import { EmptyState, ErrorState, Loading } from "../../components/States";
 import { observationsApi, type ObservationRow, type SavedView } from "./api";
+import { BatchExportButton } from "../exports/BatchExport";
 import { ColumnChooser } from "./ColumnChooser";
 import { tableColumns } from "./columns";
 import { FilterPanel } from "./FilterPanel";
@@ -213,6 +214,7 @@ export function ObservationsView() {
           Filters{state.filters.length ? ` (${state.filters.length})` : ""}
         </Button>
         <ColumnChooser columns={state.columns} onChange={(cols) => update({ ...state, columns: cols })} />
+        {canWrite && <BatchExportButton state={state} />}
         <SavedViews
           views={views}
           loadError={viewsError}

@@ -32,7 +32,7 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-function Secret({ label, value }: { label: string; value: string }) {
+export function Secret({ label, value }: { label: string; value: string }) {
   return (
     <div className="secret">
       <span className="secret__label">{label}</span>

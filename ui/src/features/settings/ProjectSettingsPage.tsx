@@ -1,5 +1,6 @@
-// Project settings at /project/{projectId}/settings: General (name, retention), API keys, Members,
-// Score configs, Models and prices, and the Danger zone (delete the project after typing its name).
+// Project settings at /project/{projectId}/settings: General (name), API keys, Members, Score
+// configs, Models and prices, LLM connections, Exports (features/exports), Data retention, and the
+// Danger zone (delete the project after typing its name).
 // What a section offers follows the person's role on the project (docs/identity.md): OWNER and ADMIN
 // manage the project, its keys and members; MEMBER writes score configs and models; VIEWER reads.
 
@@ -15,9 +16,12 @@ import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
 import { settings } from "./api";
 import { ApiKeys } from "./ApiKeys";
-import { checkRetention, canManage, canWrite, PROJECT_NAME_MAX } from "./forms";
+import { ExportSettings } from "../exports/ExportSettings";
+import { canManage, canWrite, PROJECT_NAME_MAX } from "./forms";
 import { ProjectMembers } from "./Members";
+import { LlmConnections } from "./LlmConnections";
 import { Models } from "./Models";
+import { Retention } from "./Retention";
 import { ScoreConfigs } from "./ScoreConfigs";
 import { Section, SettingsNav } from "./Section";
 import "./settings.css";
@@ -28,6 +32,9 @@ const SECTIONS = [
   ["members", "Members"],
   ["score-configs", "Score configs"],
   ["models", "Models and prices"],
+  ["llm-connections", "LLM connections"],
+  ["exports", "Exports"],
+  ["retention", "Data retention"],
   ["danger", "Danger zone"],
 ] as const;
 
@@ -36,29 +43,25 @@ function General({ manage }: { manage: boolean }) {
   const { refresh } = useSession();
   const loaded = useLoad((signal) => settings.project(api, signal), [api]);
   const [name, setName] = useState<string | null>(null);
-  const [retention, setRetention] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const shownName = name ?? loaded.data?.name ?? project.name;
-  const shownRetention = retention ?? String(loaded.data?.retentionDays ?? 0);
 
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
-    const checked = checkRetention(shownRetention);
     const trimmed = shownName.trim();
-    const bad = !trimmed ? "Enter a name" : "problem" in checked ? checked.problem : null;
+    const bad = !trimmed ? "Enter a name" : null;
     setProblem(bad);
-    if (bad || "problem" in checked) return;
+    if (bad) return;
     setBusy(true);
     setError(undefined);
     setSaved(false);
     try {
-      const updated = await settings.updateProject(project.id, trimmed, checked.days);
+      const updated = await settings.updateProject(project.id, trimmed);
       loaded.set(updated);
       setName(null);
-      setRetention(null);
       setSaved(true);
       await refresh();
     } catch (failure) {
@@ -72,14 +75,6 @@ function General({ manage }: { manage: boolean }) {
     <form className="settings-form" onSubmit={(e) => void save(e)} noValidate aria-label="General">
       <div className="settings-row">
         <TextField label="Project name" value={shownName} maxLength={PROJECT_NAME_MAX} readOnly={!manage} onChange={(e) => setName(e.target.value)} />
-        <TextField
-          label="Data retention (days)"
-          inputMode="numeric"
-          value={shownRetention}
-          readOnly={!manage}
-          hint="0 keeps data forever; otherwise at least 3 days. Traces, observations, scores, dataset run items, media, comments and raw payloads older than this are deleted by the worker every hour, for good."
-          onChange={(e) => setRetention(e.target.value)}
-        />
       </div>
       <p className="muted">
         Project id <code>{project.id}</code>
@@ -167,6 +162,15 @@ export default function ProjectSettingsPage() {
           </Section>
           <Section id="models" title="Models and prices">
             <Models api={api} canWrite={write} />
+          </Section>
+          <Section id="llm-connections" title="LLM connections">
+            <LlmConnections api={api} canManage={manage} />
+          </Section>
+          <Section id="exports" title="Exports">
+            <ExportSettings manage={manage} />
+          </Section>
+          <Section id="retention" title="Data retention">
+            <Retention manage={manage} />
           </Section>
           {manage && (
             <Section id="danger" title="Danger zone" danger>

@@ -105,8 +105,9 @@ export function settingsApi(client: ApiClient = api) {
     /** The project as the public API shows it (with `retentionDays`). */
     project: (projectApi: ProjectApi, signal?: AbortSignal) =>
       projectApi.get<{ data: Project[] }>("projects", undefined, signal).then((a) => a.data[0]),
-    updateProject: (projectId: string, name: string, retention: number) =>
-      client.put<Project>(`/api/ui/projects/${enc(projectId)}`, { name, retention }),
+    /** `retention` omitted: kept as it is. */
+    updateProject: (projectId: string, name: string, retention?: number) =>
+      client.put<Project>(`/api/ui/projects/${enc(projectId)}`, { name, ...(retention === undefined ? {} : { retention }) }),
     deleteProject: (projectId: string) =>
       client.request<unknown>(`/api/ui/projects/${enc(projectId)}`, { method: "DELETE" }),
   };
