@@ -58,7 +58,7 @@ ui-build:
 fuzz target="all" seconds="60" *args:
     scripts/fuzz.sh {{ target }} {{ seconds }} {{ args }}
 
-# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`, `just bench identity`, `just bench trace`, `just bench retention`, `just bench monitors`.
+# Benchmarks against the dev stack with release builds; prints its figures. `just bench ingest`, `just bench backfill`, `just bench read`, `just bench prompts`, `just bench fairness`, `just bench freshness`, `just bench identity`, `just bench trace`, `just bench retention`, `just bench monitors`, `just bench evaluators`.
 bench what *args: (stack-up "dev")
     cargo build --release -p web -p worker -p loadgen
     if [ "{{ what }}" = backfill ]; then \

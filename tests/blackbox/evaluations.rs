@@ -17,7 +17,7 @@ use crate::apps::{App, free_port};
 
 const KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
-async fn start(extra: &[(&str, &str)]) -> (Api, App) {
+pub(crate) async fn start(extra: &[(&str, &str)]) -> (Api, App) {
     let mut env = vec![("ENCRYPTION_KEY", KEY)];
     env.extend_from_slice(extra);
     let api = Api::start(&env).await;
@@ -27,14 +27,14 @@ async fn start(extra: &[(&str, &str)]) -> (Api, App) {
 }
 
 /// The project's connection `stub` to the stub, made through `PUT /api/public/llm-connections`.
-async fn connect(api: &Api, stub: &LlmStub) {
+pub(crate) async fn connect(api: &Api, stub: &LlmStub) {
     let body = json!({"provider": "stub", "adapter": "openai", "secretKey": "sk-test",
                       "baseURL": stub.openai_base_url(), "customModels": ["judge-default"]});
     let (status, answer) = api.send(Method::PUT, "/api/public/llm-connections", Some(&body)).await;
     assert!(status == 200 || status == 201, "{status} {answer}");
 }
 
-async fn evaluator(api: &Api, name: &str) -> String {
+pub(crate) async fn evaluator(api: &Api, name: &str) -> String {
     let body = json!({
         "type": "llm_as_judge", "name": name,
         "prompt": [{"role": "system", "content": "You are a judge."},
@@ -49,7 +49,7 @@ async fn evaluator(api: &Api, name: &str) -> String {
     created["id"].as_str().unwrap().to_owned()
 }
 
-async fn rule(api: &Api, body: Value) -> String {
+pub(crate) async fn rule(api: &Api, body: Value) -> String {
     let (status, created) = api.send(Method::POST, "/api/public/v2/evaluation-rules", Some(&body)).await;
     assert_eq!(status, 200, "{created}");
     created["id"].as_str().unwrap().to_owned()
@@ -60,7 +60,7 @@ fn attribute(key: &str, value: &str) -> Value {
 }
 
 /// One OTLP span per `(span id, name, input)`, in one trace, sent as a client would.
-async fn send_spans(api: &Api, trace: &str, spans: &[(&str, &str, &str)]) {
+pub(crate) async fn send_spans(api: &Api, trace: &str, spans: &[(&str, &str, &str)]) {
     let start = chrono::Utc::now().timestamp_nanos_opt().unwrap();
     let spans: Vec<Value> = spans
         .iter()
@@ -85,16 +85,16 @@ async fn send_spans(api: &Api, trace: &str, spans: &[(&str, &str, &str)]) {
 }
 
 #[derive(Debug, sqlx::FromRow)]
-struct Execution {
-    id: String,
-    observation_id: String,
-    status: String,
-    attempts: i32,
-    error: Option<String>,
-    execution_trace_id: Option<String>,
+pub(crate) struct Execution {
+    pub id: String,
+    pub observation_id: String,
+    pub status: String,
+    pub attempts: i32,
+    pub error: Option<String>,
+    pub execution_trace_id: Option<String>,
 }
 
-async fn executions(pool: &PgPool, rule: &str) -> Vec<Execution> {
+pub(crate) async fn executions(pool: &PgPool, rule: &str) -> Vec<Execution> {
     sqlx::query_as(
         "SELECT id, observation_id, status, attempts, error, execution_trace_id FROM evaluation_executions
          WHERE rule_id = $1 ORDER BY observation_id",
@@ -106,7 +106,7 @@ async fn executions(pool: &PgPool, rule: &str) -> Vec<Execution> {
 }
 
 /// Waits until `done` holds for the rule's executions; fails after `limit` with what there is.
-async fn until(
+pub(crate) async fn until(
     pool: &PgPool,
     rule: &str,
     limit: Duration,
@@ -124,7 +124,7 @@ async fn until(
     }
 }
 
-fn settled(found: &[Execution], n: usize) -> bool {
+pub(crate) fn settled(found: &[Execution], n: usize) -> bool {
     found.len() == n && found.iter().all(|e| e.status == "completed" || e.status == "error")
 }
 
@@ -276,7 +276,7 @@ async fn the_per_project_cap_holds_and_events_only_stops_trace_rules() {
 
 /// `name|value|comment|source|trace id|observation id|execution trace id` of a stored score, once
 /// the worker has written it (read from ClickHouse: the score reads are gated by write mode).
-async fn stored_score(api: &Api, id: &str) -> String {
+pub(crate) async fn stored_score(api: &Api, id: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let found: Vec<String> = api

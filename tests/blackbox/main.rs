@@ -13,6 +13,7 @@ mod dashboards;
 mod datasets;
 mod durability;
 mod evaluations;
+mod evaluations_lifecycle;
 mod evaluators;
 mod exports;
 mod fixtures;

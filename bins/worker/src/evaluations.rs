@@ -3,7 +3,6 @@
 //! `resources::llm_connections`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use sqlx::PgPool;
@@ -14,9 +13,6 @@ use evaluation::engine::{Connections, Engine, EngineSettings};
 use ingestion::accept::Acceptor;
 use ingestion::service::IngestionService;
 use service::Stores;
-
-/// How long one judge call may take, connect to last byte.
-const LLM_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub fn engine(config: &Config, stores: &Stores, holder: String) -> Engine {
     let queue = stores.ingestion_queue();
@@ -32,7 +28,7 @@ pub fn engine(config: &Config, stores: &Stores, holder: String) -> Engine {
         clickhouse: stores.clickhouse.clone(),
         queue,
         ingestion: Arc::new(ingestion),
-        llm: llm::LlmClient::new(config.auth.outbound.clone(), LLM_TIMEOUT),
+        llm: llm::LlmClient::new(config.auth.outbound.clone(), config.ingestion.eval_llm_timeout),
         connections: Arc::new(ProjectConnections {
             postgres: stores.postgres.clone(),
             key: config.auth.encryption_key.clone(),

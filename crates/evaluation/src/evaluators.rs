@@ -197,6 +197,15 @@ struct Row {
     version_created_by_name: Option<String>,
 }
 
+impl page::Keyed for Row {
+    fn created_at(&self) -> DateTime<Utc> {
+        self.created_at
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
 const SELECT: &str = "SELECT e.id, e.name, e.description, e.created_by, cu.name AS created_by_name,
         e.paused_at, e.paused_reason, e.paused_message, e.created_at, e.updated_at,
         v.id AS version_id, v.version, v.definition, v.created_at AS version_created_at,
@@ -275,29 +284,9 @@ pub async fn get(db: &PgPool, project: &str, id: &str) -> Result<EvaluatorBody> 
 }
 
 pub async fn list(db: &PgPool, project: &str, query: &PageQuery) -> Result<CursorPage<EvaluatorBody>> {
-    let (after_micros, after_id) = match &query.after {
-        Some(key) => {
-            let (micros, id) = page::split_key(key)?;
-            (Some(micros), id.to_owned())
-        }
-        None => (None, String::new()),
-    };
-    let sql = format!(
-        "{SELECT} WHERE e.project_id = $1
-           AND ($2::timestamptz IS NULL OR (e.created_at, e.id) < ($2, $3))
-         ORDER BY e.created_at DESC, e.id DESC LIMIT $4"
-    );
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(after_micros.and_then(DateTime::from_timestamp_micros))
-        .bind(&after_id)
-        .bind(query.limit + 1)
-        .fetch_all(db)
-        .await?;
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let keyed = page::newest_first::<Row>(db, SELECT, "e", project, query).await?;
+    let ids: Vec<String> = keyed.data.iter().map(|r| r.id.clone()).collect();
     let mut assigned = assignments(db, &ids).await?;
-    let keyed =
-        page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
     let mut data = Vec::with_capacity(keyed.data.len());
     for row in keyed.data {
         let (mine, rest): (Vec<_>, Vec<_>) = assigned.into_iter().partition(|(e, _)| *e == row.id);
@@ -367,10 +356,11 @@ pub async fn update(
     sqlx::query(
         "UPDATE evaluators SET name = coalesce($3, name),
             description = CASE WHEN $4 THEN $5 ELSE description END,
-            -- a new definition lifts a pause caused by its model configuration
-            paused_at = CASE WHEN $6 AND paused_reason = 'invalid_model_config' THEN NULL ELSE paused_at END,
-            paused_message = CASE WHEN $6 AND paused_reason = 'invalid_model_config' THEN NULL ELSE paused_message END,
-            paused_reason = CASE WHEN $6 AND paused_reason = 'invalid_model_config' THEN NULL ELSE paused_reason END,
+            -- a new definition lifts a pause caused by its model configuration or its deleted
+            -- connection (a provider still without one fails its executions with that message)
+            paused_at = CASE WHEN $6 AND paused_reason IN ('invalid_model_config', $7) THEN NULL ELSE paused_at END,
+            paused_message = CASE WHEN $6 AND paused_reason IN ('invalid_model_config', $7) THEN NULL ELSE paused_message END,
+            paused_reason = CASE WHEN $6 AND paused_reason IN ('invalid_model_config', $7) THEN NULL ELSE paused_reason END,
             updated_at = now()
          WHERE project_id = $1 AND id = $2",
     )
@@ -380,6 +370,7 @@ pub async fn update(
     .bind(description.is_some())
     .bind(description.flatten())
     .bind(definition.is_some())
+    .bind(crate::pauses::CONNECTION_DELETED)
     .execute(&mut *tx)
     .await?;
     if let Some(definition) = &definition {

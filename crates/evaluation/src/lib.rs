@@ -11,6 +11,7 @@ pub mod executions;
 pub mod filter;
 pub mod jsonpath;
 pub mod page;
+pub mod pauses;
 pub mod rules;
 pub mod runs;
 

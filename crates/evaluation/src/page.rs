@@ -3,7 +3,10 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
 use serde::Serialize;
+use sqlx::PgPool;
+use sqlx::postgres::PgRow;
 use utoipa::ToSchema;
 
 use crate::error::{Code, Error, Result};
@@ -83,6 +86,47 @@ pub fn finish<R, T>(
     rows.truncate(limit as usize);
     let cursor = more.then(|| rows.last().map(|r| encode(&key(r)))).flatten();
     CursorPage { data: rows.into_iter().map(body).collect(), meta: CursorMeta { cursor } }
+}
+
+/// A row of a list paged newest first by `(created_at, id)`.
+pub trait Keyed {
+    fn created_at(&self) -> DateTime<Utc>;
+    fn id(&self) -> &str;
+}
+
+/// One page of `select` (a statement over table alias `alias`, to which this adds the `WHERE`:
+/// the project, then the cursor), newest first by `(created_at, id)`: the keyset list every
+/// resource of this crate pages the same way.
+pub async fn newest_first<R>(
+    db: &PgPool,
+    select: &str,
+    alias: &str,
+    project: &str,
+    query: &PageQuery,
+) -> Result<CursorPage<R>>
+where
+    R: Keyed + for<'r> sqlx::FromRow<'r, PgRow> + Send + Unpin,
+{
+    let (after_micros, after_id) = match &query.after {
+        Some(key) => {
+            let (micros, id) = split_key(key)?;
+            (Some(micros), id.to_owned())
+        }
+        None => (None, String::new()),
+    };
+    let sql = format!(
+        "{select} WHERE {alias}.project_id = $1
+           AND ($2::timestamptz IS NULL OR ({alias}.created_at, {alias}.id) < ($2, $3))
+         ORDER BY {alias}.created_at DESC, {alias}.id DESC LIMIT $4"
+    );
+    let rows: Vec<R> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(project)
+        .bind(after_micros.and_then(DateTime::from_timestamp_micros))
+        .bind(&after_id)
+        .bind(query.limit + 1)
+        .fetch_all(db)
+        .await?;
+    Ok(finish(rows, query.limit, |r| format!("{}:{}", r.created_at().timestamp_micros(), r.id()), |r| r))
 }
 
 #[cfg(test)]

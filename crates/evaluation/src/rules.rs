@@ -22,6 +22,7 @@ use crate::{filter, path};
 pub const MAX_DELAY_SECONDS: i64 = 86_400;
 
 pub const V3_STOPPED: &str = "Trace-level and dataset evaluation rules run on the v3 tables, which the events_only write mode no longer writes; they stopped at the cutover. Recreate them as observation-level rules.";
+pub const EVALUATORS_PAUSED: &str = "Every evaluator this rule runs is paused (see their pausedReason and pausedMessage, e.g. a deleted LLM connection); matching observations wait and are judged when an evaluator resumes.";
 pub const NO_EVENTS: &str = "Observation-level rules read the events tables, which the legacy write mode does not write; they start in dual or events_only.";
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -49,9 +50,9 @@ pub struct RuleBody {
     /// `observation` (the v4 kind), `trace` or `dataset` (the v3 kinds).
     pub target: String,
     pub delay_seconds: i32,
-    /// `active` or `inactive`.
+    /// `active`, `inactive`, or `paused` (every evaluator it runs is paused; it resumes with them).
     pub status: &'static str,
-    /// Why an enabled rule does not run in this write mode; `null` otherwise.
+    /// Why an enabled rule does not run (the write mode, or its paused evaluators); `null` otherwise.
     pub inactive_reason: Option<&'static str>,
 }
 
@@ -68,10 +69,25 @@ struct Row {
     delay_seconds: i32,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+    /// Assigned evaluators, and how many of them are paused.
+    assigned: i64,
+    paused: i64,
+}
+
+impl page::Keyed for Row {
+    fn created_at(&self) -> DateTime<Utc> {
+        self.created_at
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 const SELECT: &str = "SELECT r.id, r.name, r.created_by, u.name AS created_by_name, r.enabled, r.sampling,
-        r.filter, r.target, r.delay_seconds, r.created_at, r.updated_at
+        r.filter, r.target, r.delay_seconds, r.created_at, r.updated_at,
+        (SELECT count(*) FROM evaluation_rule_evaluators a WHERE a.rule_id = r.id) AS assigned,
+        (SELECT count(*) FROM evaluation_rule_evaluators a JOIN evaluators e ON e.id = a.evaluator_id
+          WHERE a.rule_id = r.id AND e.paused_at IS NOT NULL) AS paused
     FROM evaluation_rules r LEFT JOIN users u ON u.id = r.created_by";
 
 /// Why a rule of `target` cannot run in `mode`, if it cannot.
@@ -85,14 +101,23 @@ pub fn stopped_by(target: &str, mode: WriteMode) -> Option<&'static str> {
 
 fn body(row: Row, assignments: Vec<Assignment>, mode: WriteMode) -> RuleBody {
     let reason = stopped_by(&row.target, mode);
+    let paused = reason.is_none() && row.assigned > 0 && row.paused == row.assigned;
     let filter = match row.filter {
         Value::Array(items) => items,
         _ => Vec::new(),
     };
     RuleBody {
         enabled: row.enabled && reason.is_none(),
-        status: if row.enabled && reason.is_none() { "active" } else { "inactive" },
-        inactive_reason: if row.enabled { reason } else { None },
+        status: match (row.enabled, reason, paused) {
+            (true, None, false) => "active",
+            (true, None, true) => "paused",
+            _ => "inactive",
+        },
+        inactive_reason: match (row.enabled, paused) {
+            (false, _) => None,
+            (true, true) => Some(EVALUATORS_PAUSED),
+            (true, false) => reason,
+        },
         created_by: row.created_by.map(|id| Creator { id, name: row.created_by_name }),
         id: row.id,
         name: row.name,
@@ -143,29 +168,9 @@ pub async fn list(
     query: &PageQuery,
     mode: WriteMode,
 ) -> Result<CursorPage<RuleBody>> {
-    let (after_micros, after_id) = match &query.after {
-        Some(key) => {
-            let (micros, id) = page::split_key(key)?;
-            (Some(micros), id.to_owned())
-        }
-        None => (None, String::new()),
-    };
-    let sql = format!(
-        "{SELECT} WHERE r.project_id = $1
-           AND ($2::timestamptz IS NULL OR (r.created_at, r.id) < ($2, $3))
-         ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
-    );
-    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(project)
-        .bind(after_micros.and_then(DateTime::from_timestamp_micros))
-        .bind(&after_id)
-        .bind(query.limit + 1)
-        .fetch_all(db)
-        .await?;
-    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let keyed = page::newest_first::<Row>(db, SELECT, "r", project, query).await?;
+    let ids: Vec<String> = keyed.data.iter().map(|r| r.id.clone()).collect();
     let mut assigned = assignments_of(db, &ids).await?;
-    let keyed =
-        page::finish(rows, query.limit, |r| format!("{}:{}", r.created_at.timestamp_micros(), r.id), |r| r);
     let data = keyed
         .data
         .into_iter()

@@ -151,6 +151,10 @@ async fn a_flooding_project_does_not_hold_back_another() {
         assert!(std::time::Instant::now() < deadline, "nothing flushed in 30 s");
     }
     assert_eq!(events_of(&h, B).await, 1, "B's canary went in with the first insert");
+    // The first read takes 32 of A with B's one (a fair share of 64 each). When the first insert
+    // is collected, the next read's batch (at most 64 more of A) may already be in flight
+    // (`process::inflight`): at most 96 of A are stored, where a first-in-first-out queue would
+    // have stored all 300 before B's.
     let backlog = h.queue.backlog().await.unwrap();
-    assert!(backlog.by_project.get(A).copied().unwrap_or(0) > 250, "A's flood is still queued: {backlog:?}");
+    assert!(backlog.by_project.get(A).copied().unwrap_or(0) >= 204, "A's flood is still queued: {backlog:?}");
 }

@@ -82,3 +82,63 @@ async fn updates_are_applied_in_the_order_they_were_received() {
         .unwrap();
     assert_eq!(name, "v50", "the last update sent wins");
 }
+
+/// A batch of scores alone does not wait behind the spans' insert in flight (`process::inflight`):
+/// the spans' flush is held up in PostgreSQL (their prompt lookup meets a table lock this test
+/// holds), and the score sent after them is stored meanwhile; the spans land once the lock goes.
+#[tokio::test]
+async fn a_score_is_stored_while_the_spans_before_it_are_still_being_inserted() {
+    use ingestion::process::Turn;
+    use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Value};
+    use std::time::{Duration, Instant};
+    use tokio_util::sync::CancellationToken;
+
+    let h = harness().await;
+    let mut export = test_support::otlp::export(9, 0, 1, 2);
+    let attribute = |key: &str, value: Value| KeyValue {
+        key: key.into(),
+        value: Some(AnyValue { value: Some(value) }),
+        ..Default::default()
+    };
+    let generation = &mut export.resource_spans[0].scope_spans[0].spans[1];
+    generation
+        .attributes
+        .push(attribute("langfuse.observation.prompt.name", Value::StringValue("held".into())));
+    generation.attributes.push(attribute("langfuse.observation.prompt.version", Value::IntValue(1)));
+    let mut lock = h.postgres.begin().await.unwrap();
+    sqlx::query("LOCK TABLE prompts IN ACCESS EXCLUSIVE MODE").execute(&mut *lock).await.unwrap();
+
+    let (shutdown, mut turn) = (CancellationToken::new(), Turn::new(h.claim_idle));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // A step never waits for an insert unless the next batch needs it to end first: one that
+    // blocks here is the old inline flush, stuck behind the lock.
+    let step = async |turn: &mut Turn, what: &str| {
+        assert!(Instant::now() < deadline, "{what} within 30 s");
+        let stepped = tokio::time::timeout(Duration::from_secs(10), h.processor.step(turn, &shutdown)).await;
+        assert!(stepped.is_ok(), "a step waited 10 s for the held insert ({what})");
+    };
+    h.acceptor.accept_otlp(&sender(), Bytes::from(export.encode_to_vec())).await.unwrap();
+    while turn.pending_entries() == 0 {
+        step(&mut turn, "the spans are read").await;
+    }
+    // The spans' flush starts at the step that finds the queue drained, and stays held.
+    for _ in 0..3 {
+        step(&mut turn, "the spans' flush starts").await;
+    }
+    let score = serde_json::json!({"batch": [{"id": "e-held", "type": "score-create",
+        "timestamp": "2026-11-25T12:00:00.000Z", "body": {"id": "s-held", "traceId": "t", "name": "q", "value": 1}}]});
+    let answer = h.service.batch(&sender(), Bytes::from(serde_json::to_vec(&score).unwrap())).await.unwrap();
+    assert_eq!(answer.errors.len(), 0, "{:?}", answer.errors);
+    while h.count("SELECT count() FROM scores WHERE project_id = ?").await == 0 || turn.pending_entries() > 1
+    {
+        step(&mut turn, "the score is stored and acknowledged while the spans are held").await;
+    }
+    assert_eq!(h.count("SELECT count() FROM events_full WHERE project_id = ?").await, 0, "spans still held");
+    assert_eq!(h.queue.depth().await.unwrap(), 1, "only the spans' entry is left");
+
+    lock.rollback().await.unwrap();
+    while turn.pending_entries() > 0 || h.queue.depth().await.unwrap() > 0 {
+        step(&mut turn, "the spans are stored after the lock goes").await;
+    }
+    assert_eq!(h.count("SELECT count() FROM events_full WHERE project_id = ?").await, 2);
+}

@@ -21,16 +21,9 @@ pub(crate) fn build(connection: &Connection, request: &ChatRequest) -> Result<Ht
         ("x-api-key", connection.api_key.expose_secret().to_owned()),
         ("anthropic-version", API_VERSION.to_owned()),
     ];
-    let system: Vec<&str> = request
-        .messages
+    let (system, turns) = request.split_system();
+    let messages: Vec<Value> = turns
         .iter()
-        .filter(|message| message.role == ChatRole::System)
-        .map(|message| message.content.as_str())
-        .collect();
-    let mut messages: Vec<Value> = request
-        .messages
-        .iter()
-        .filter(|message| message.role != ChatRole::System)
         .map(|message| {
             let role = if message.role == ChatRole::Assistant { "assistant" } else { "user" };
             json!({ "role": role, "content": message.content })
@@ -40,11 +33,8 @@ pub(crate) fn build(connection: &Connection, request: &ChatRequest) -> Result<Ht
         "model": request.model,
         "max_tokens": request.params.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
     });
-    if messages.is_empty() {
-        // A prompt made only of system text: the API needs a user turn, so the text becomes it.
-        messages.push(json!({ "role": "user", "content": system.join("\n\n") }));
-    } else if !system.is_empty() {
-        body["system"] = json!(system.join("\n\n"));
+    if let Some(system) = system {
+        body["system"] = json!(system);
     }
     body["messages"] = json!(messages);
     if let Some(temperature) = request.params.temperature {

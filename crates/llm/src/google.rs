@@ -28,26 +28,17 @@ pub(crate) fn build(connection: &Connection, request: &ChatRequest) -> Result<Ht
 
 /// The `generateContent` body, the same for AI Studio and Vertex AI.
 pub(crate) fn generate_content_body(request: &ChatRequest) -> Value {
-    let system: Vec<&str> = request
-        .messages
+    let (system, turns) = request.split_system();
+    let contents: Vec<Value> = turns
         .iter()
-        .filter(|message| message.role == ChatRole::System)
-        .map(|message| message.content.as_str())
-        .collect();
-    let mut contents: Vec<Value> = request
-        .messages
-        .iter()
-        .filter(|message| message.role != ChatRole::System)
         .map(|message| {
             let role = if message.role == ChatRole::Assistant { "model" } else { "user" };
             json!({ "role": role, "parts": [{ "text": message.content }] })
         })
         .collect();
     let mut body = json!({});
-    if contents.is_empty() {
-        contents.push(json!({ "role": "user", "parts": [{ "text": system.join("\n\n") }] }));
-    } else if !system.is_empty() {
-        body["systemInstruction"] = json!({ "parts": [{ "text": system.join("\n\n") }] });
+    if let Some(system) = system {
+        body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
     }
     body["contents"] = json!(contents);
     let mut config = Map::new();

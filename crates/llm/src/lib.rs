@@ -152,6 +152,23 @@ pub struct ChatRequest {
     pub output: Option<StructuredOutput>,
 }
 
+impl ChatRequest {
+    /// The request as the providers with a separate system field take it (Anthropic's `system`,
+    /// Google's `systemInstruction`): the system messages' text joined, and the other turns in
+    /// order. A prompt made only of system text has no turn, which both APIs need: its text
+    /// becomes the one user turn.
+    pub fn split_system(&self) -> (Option<String>, Vec<ChatMessage>) {
+        let (system, turns): (Vec<&ChatMessage>, Vec<&ChatMessage>) =
+            self.messages.iter().partition(|message| message.role == ChatRole::System);
+        let text = system.iter().map(|message| message.content.as_str()).collect::<Vec<_>>().join("\n\n");
+        if turns.is_empty() {
+            return (None, vec![ChatMessage { role: ChatRole::User, content: text }]);
+        }
+        let system = (!system.is_empty()).then_some(text);
+        (system, turns.into_iter().cloned().collect())
+    }
+}
+
 /// Token counts as the provider reported them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Usage {

@@ -357,3 +357,33 @@ async fn a_refused_destination_is_never_called_and_not_retried() {
     }
     assert!(stub.requests().is_empty(), "the stub was reached");
 }
+
+#[test]
+fn system_text_splits_from_the_turns_and_alone_becomes_the_user_turn() {
+    let request = |messages: Vec<ChatMessage>| ChatRequest {
+        model: "m".into(),
+        messages,
+        params: ModelParams::default(),
+        output: None,
+    };
+    let mixed = request(vec![
+        ChatMessage::system("be fair"),
+        ChatMessage { role: ChatRole::User, content: "q".into() },
+        ChatMessage::system("be brief"),
+        ChatMessage { role: ChatRole::Assistant, content: "a".into() },
+    ]);
+    let (system, turns) = mixed.split_system();
+    assert_eq!(system.as_deref(), Some("be fair\n\nbe brief"));
+    assert_eq!(
+        turns.iter().map(|m| (m.role, m.content.as_str())).collect::<Vec<_>>(),
+        [(ChatRole::User, "q"), (ChatRole::Assistant, "a")]
+    );
+    let only_system = request(vec![ChatMessage::system("rate it")]);
+    let (system, turns) = only_system.split_system();
+    assert_eq!(
+        (system, turns),
+        (None, vec![ChatMessage { role: ChatRole::User, content: "rate it".into() }])
+    );
+    let no_system = request(vec![ChatMessage { role: ChatRole::User, content: "q".into() }]);
+    assert_eq!(no_system.split_system().0, None);
+}

@@ -2,8 +2,13 @@
 """chfront: the part of ClickHouse's HTTP interface that the Rust `clickhouse` crate uses, served by chdb.
 
 Dev/test only. chdb allows one process per data directory and runs one statement at a time per session, so
-there is one session behind one global lock: every query is serialised. The protocol facts behind each choice
-are in shared/reference/rust-stack.md section 3.
+there is one session behind one global lock: every query is serialised. A server runs reads and writes side by
+side, so an insert there never waits for other clients' SELECTs; to stay close to that, the lock is granted to
+writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
+waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
+have passed waiting reads, the oldest read goes next, so reads are never starved. Answers are unchanged: only
+the order of waiting statements is. The protocol facts behind each choice are in
+shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
@@ -14,6 +19,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
@@ -40,9 +46,82 @@ PYTHON_ONLY_FORMATS = {"dataframe", "datastore", "arrowtable"}  # chdb's wrapper
 DRAIN_LIMIT = 1 << 30  # a failed insert reads at most this much more of its body before answering
 SMALL_BODY = 64 << 10  # replies below this go out in one send() together with their headers
 TEXT = "text/plain; charset=UTF-8"
+# A waiting read lets at most this many urgent statements go first, then it is served: a burst of writes (a
+# bulk copy's many inserts) must not starve the readers. Eight lets a whole `dual` flush (two merge reads,
+# up to five inserts) through before a read that came during it.
+READ_PASSED = 8
+# What a server runs beside its reads; everything else (SELECT, SHOW, DESCRIBE, EXISTS, WITH ...) is a read.
+WRITE_RE = re.compile(rb"^\s*(?:INSERT|CREATE|ALTER|DROP|TRUNCATE|RENAME|OPTIMIZE|DELETE|UPDATE|EXCHANGE|"
+                      rb"ATTACH|DETACH|SYSTEM|GRANT|REVOKE)\b", re.I)
 CONTENT_TYPES = (("tabseparated", "text/tab-separated-values; charset=UTF-8"),
                  ("tsv", "text/tab-separated-values; charset=UTF-8"),
                  ("csv", "text/csv; charset=UTF-8; header=absent"), ("json", "application/json; charset=UTF-8"))
+
+
+class SchedLock:
+    """The one lock on chdb, granted to urgent statements before plain reads (see the module docstring)."""
+
+    def __init__(self, read_passed=READ_PASSED):
+        self.cond = threading.Condition(threading.Lock())
+        self.busy = False
+        self.waiting = (deque(), deque())  # (urgent, read) tickets, oldest first
+        self.passed = 0  # urgent grants since the oldest waiting read started waiting
+        self.read_passed = read_passed
+
+    def _next(self):
+        urgent, read = self.waiting
+        if urgent and not (read and self.passed >= self.read_passed):
+            return urgent
+        return read or urgent
+
+    def acquire(self, urgent=False):
+        ticket, queue = object(), self.waiting[0 if urgent else 1]
+        with self.cond:
+            queue.append(ticket)
+            while self.busy or self._next()[0] is not ticket:
+                self.cond.wait()
+            queue.popleft()
+            self.busy = True
+            # Counts how long the oldest waiting read has been passed over; a read served resets it.
+            self.passed = self.passed + 1 if urgent and self.waiting[1] else 0
+
+    def release(self):
+        with self.cond:
+            self.busy = False
+            self.cond.notify_all()
+
+    def hold(self, urgent=False):
+        return _Held(self, urgent)
+
+    # `with lock:` (shutdown) is a plain, non-urgent hold.
+    def __enter__(self):
+        self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+class _Held:
+    def __init__(self, lock, urgent):
+        self.lock, self.urgent, self.waited = lock, urgent, 0.0
+
+    def __enter__(self):
+        t0 = time.perf_counter()
+        self.lock.acquire(self.urgent)
+        self.waited = time.perf_counter() - t0
+
+    def __exit__(self, *exc):
+        self.lock.release()
+
+
+def urgent(sql, settings):
+    """Writes, and statements that carry a non-zero `priority` setting (the flush's merge reads), go first."""
+    try:
+        if int(settings.get("priority", 0)) > 0:
+            return True
+    except ValueError:
+        pass
+    return bool(WRITE_RE.match(sql))
 
 
 class Engine:
@@ -50,7 +129,7 @@ class Engine:
 
     def __init__(self, data_dir):
         self.session = chdb.session.Session(data_dir)
-        self.lock = threading.Lock()
+        self.lock = SchedLock()
         self.current_db = None
         self._set(STARTUP_SETTINGS.items())
 
@@ -126,7 +205,7 @@ class Handler(BaseHTTPRequestHandler):
         t0 = time.perf_counter()
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True))
-        self.head, status = params.get("query", ""), 499
+        self.head, status, self.lock_hold = params.get("query", ""), 499, None
         try:
             body = Body(self.rfile, self.headers)
             if url.path in ("/ping", "/replicas_status"):
@@ -144,9 +223,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away: nobody to answer
         finally:
             ms = (time.perf_counter() - t0) * 1000
-            self.server.log(f"{self.command} {status} {ms:.1f}ms {' '.join(self.head[:160].split())[:80]}")
+            # How long the statement queued for the engine, so a slow line tells waiting from running.
+            wait = f" wait {self.lock_hold.waited * 1000:.1f}ms" if self.lock_hold else ""
+            self.server.log(f"{self.command} {status} {ms:.1f}ms{wait} {' '.join(self.head[:160].split())[:80]}")
 
     do_POST = do_GET
+
+    def held(self, is_urgent):
+        self.lock_hold = self.server.engine.lock.hold(is_urgent)
+        return self.lock_hold
 
     def common(self, params):
         db = params.get("database") or self.headers.get("X-ClickHouse-Database") or "default"
@@ -177,7 +262,7 @@ class Handler(BaseHTTPRequestHandler):
         db, settings = self.common(params)
         engine = self.server.engine
         try:
-            with engine.lock:
+            with self.held(urgent(sql, settings)):
                 try:
                     engine.apply(db, settings)
                     if body_insert:
@@ -201,7 +286,7 @@ class Handler(BaseHTTPRequestHandler):
         db, settings = self.common(params)
         pieces = compressed_blocks(body) if params.get("decompress") == "1" else body.pieces()
         engine = self.server.engine
-        with engine.lock:
+        with self.held(True):
             try:
                 engine.apply(db, settings)
                 done = engine.insert(head, fmt, pieces)
@@ -265,8 +350,10 @@ class Server(ThreadingHTTPServer):
         super().__init__(addr, Handler)
 
     def log(self, line):
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1000):03d}"
         with self.log_lock:
-            self.log_file.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+            self.log_file.write(f"{stamp} {line}\n")
 
     def handle_error(self, request, client_address):  # a bug in a handler: keep the traceback in our log
         import traceback

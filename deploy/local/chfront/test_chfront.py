@@ -14,10 +14,14 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
 import lz4.block
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chfront import READ_PASSED, SchedLock, urgent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOUNDARY = "clickhouse-rs-boundary-Ab3dEf6hIj9kLm0n"
@@ -207,6 +211,11 @@ class ChFrontTest(unittest.TestCase):
         self.assert_ch_error(self.request("POST", "/?no_such_setting=1", b"SELECT 1", conn=self.conn), 404, 115)
         self.assertEqual(self.sql(q), default)
 
+    def test_the_priority_setting_is_accepted_and_reset(self):
+        q = "SELECT getSetting('priority')"
+        self.assertEqual(self.sql(q, "/?priority=1"), b"1\n")
+        self.assertEqual(self.sql(q), b"0\n")
+
     def test_errors(self):
         self.assert_ch_error(self.request("POST", "/", b"SELECT * FROM missing_table", conn=self.conn), 404, 60)
         self.assert_ch_error(self.request("POST", "/", b"SELEKT 1", conn=self.conn), 400, 62)
@@ -278,6 +287,62 @@ class ChFrontTest(unittest.TestCase):
         self.assertIn(b"X-ClickHouse-Exception-Code: 33", head)
         self.assertIn(b"Connection: close", head)
         self.assertTrue(body.startswith(b"Code: 33. DB::Exception:"), body)
+
+
+class SchedLockTest(unittest.TestCase):
+    """The order in which the front's one lock is granted to waiting statements."""
+
+    def wait_until(self, cond, what):
+        deadline = time.monotonic() + 10
+        while not cond():
+            if time.monotonic() > deadline:
+                self.fail(f"timed out waiting for {what}")
+            time.sleep(0.001)
+
+    def run_waiters(self, lock, waiters):
+        """Hold the lock, queue `waiters` ((name, urgent), in this order), release; the order they got it in."""
+        order, threads = [], []
+
+        def take(name, is_urgent):
+            with lock.hold(is_urgent):
+                order.append(name)
+
+        lock.acquire()
+        for name, is_urgent in waiters:
+            n = len(lock.waiting[0]) + len(lock.waiting[1])
+            t = threading.Thread(target=take, args=(name, is_urgent))
+            t.start()
+            threads.append(t)
+            self.wait_until(lambda: len(lock.waiting[0]) + len(lock.waiting[1]) == n + 1, f"{name} to queue")
+        lock.release()
+        for t in threads:
+            t.join(10)
+        self.assertEqual(len(order), len(waiters))
+        return order
+
+    def test_a_waiting_insert_goes_before_queued_selects(self):
+        order = self.run_waiters(SchedLock(), [("s1", False), ("s2", False), ("s3", False), ("insert", True)])
+        self.assertEqual(order, ["insert", "s1", "s2", "s3"])
+
+    def test_each_class_is_first_come_first_served(self):
+        order = self.run_waiters(SchedLock(), [("s1", False), ("w1", True), ("s2", False), ("w2", True)])
+        self.assertEqual(order, ["w1", "w2", "s1", "s2"])
+
+    def test_a_read_is_not_starved_by_a_burst_of_writes(self):
+        writes = [(f"w{i}", True) for i in range(READ_PASSED + 3)]
+        order = self.run_waiters(SchedLock(), [("s1", False)] + writes)
+        self.assertEqual(order.index("s1"), READ_PASSED)
+        self.assertEqual([n for n in order if n != "s1"], [n for n, _ in writes])
+
+    def test_what_counts_as_urgent(self):
+        for sql in (b"INSERT INTO t FORMAT RowBinary", b"  alter table t delete where 1", b"CREATE TABLE x (a Int8)",
+                    b"DROP TABLE x", b"OPTIMIZE TABLE t FINAL", b"SYSTEM FLUSH LOGS"):
+            self.assertTrue(urgent(sql, {}), sql)
+        for sql in (b"SELECT 1", b"WITH 1 AS x SELECT x", b"SHOW TABLES", b"EXISTS TABLE t", b"SELECT 'INSERT'"):
+            self.assertFalse(urgent(sql, {}), sql)
+        self.assertTrue(urgent(b"SELECT 1", {"priority": "1"}))
+        self.assertFalse(urgent(b"SELECT 1", {"priority": "0"}))
+        self.assertFalse(urgent(b"SELECT 1", {"priority": "high"}))  # chdb itself refuses the value
 
 
 if __name__ == "__main__":

@@ -14,10 +14,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use base64::Engine;
 use serde_json::{Value, json};
-use sqlx::Connection;
 
-use crate::leftovers;
-use crate::processes::{Running, free_port, stack_env};
+use crate::processes::{Running, drop_isolated, free_port, isolated};
 
 const PUBLIC_KEY: &str = "pk-lf-monitors-bench";
 const SECRET_KEY: &str = "sk-lf-monitors-bench";
@@ -95,37 +93,14 @@ fn monitor(i: u64, interval: u64) -> Value {
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let mut env = stack_env(&options.stack_env)?;
-    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-    let database = format!("monitors_{run_id}");
-    let server_url = env.get("DATABASE_URL").context("DATABASE_URL in the stack's env")?.clone();
-    let base = server_url.rsplit_once('/').map_or(server_url.as_str(), |(base, _)| base).to_owned();
-    let mut admin = sqlx::PgConnection::connect(&server_url).await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {database}"))).execute(&mut admin).await?;
-    let settings: BTreeMap<&str, String> = BTreeMap::from([
-        ("DATABASE_URL", format!("{base}/{database}")),
-        ("CLICKHOUSE_DB", database.clone()),
-        ("LANGFUSE_REDIS_KEY_PREFIX", format!("{database}:")),
-        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", format!("{database}/")),
-        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1".into()),
-        ("LANGFUSE_INIT_ORG_ID", "bench".into()),
-        ("LANGFUSE_INIT_PROJECT_ID", "monitors-bench".into()),
-        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", PUBLIC_KEY.into()),
-        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", SECRET_KEY.into()),
-        ("LANGFUSE_OTEL_GRPC_PORT", free_port()?.to_string()),
-        ("LANGFUSE_LOG_LEVEL", "warn".into()),
-        ("LANGFUSE_MONITORS_POLL_INTERVAL_MS", "100".into()),
+    let extra = [
+        ("LANGFUSE_MONITORS_POLL_INTERVAL_MS", "100".to_owned()),
         ("LANGFUSE_MONITORS_MAX_PER_TICK", options.max_per_tick.to_string()),
-    ]);
-    for (k, v) in settings {
-        env.insert(k.to_owned(), v);
-    }
+    ];
+    let keys = ("monitors-bench", PUBLIC_KEY, SECRET_KEY);
+    let (env, database) = isolated(&options.stack_env, "monitors", keys, &extra).await?;
     let outcome = measure(&options, &env).await;
-    leftovers::remove(&env, &database).await;
-    let dropped = format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)");
-    if let Err(e) = sqlx::query(sqlx::AssertSqlSafe(dropped)).execute(&mut admin).await {
-        eprintln!("cleanup: could not drop PostgreSQL database {database}: {e}");
-    }
+    drop_isolated(&options.stack_env, &env, &database).await;
     outcome
 }
 

@@ -57,6 +57,59 @@ pub fn run_env(kind: &str, (project, public_key, secret_key): (&str, &str, &str)
     Ok(RunEnv { env, run_id, database })
 }
 
+/// A run of `kind` on the stack of `stack_env` with a PostgreSQL database of its own (created
+/// here), and a ClickHouse database, Redis prefix and blob prefix of that name; the bootstrap
+/// project `project` with its key pair; `extra` settings on top. Drop it with [`drop_isolated`].
+pub async fn isolated(
+    stack_env_file: &Path,
+    kind: &str,
+    (project, public_key, secret_key): (&str, &str, &str),
+    extra: &[(&str, String)],
+) -> anyhow::Result<(BTreeMap<String, String>, String)> {
+    use sqlx::Connection;
+    let mut env = stack_env(stack_env_file)?;
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let database = format!("{kind}_{run_id}");
+    let server_url = env.get("DATABASE_URL").context("DATABASE_URL in the stack's env")?.clone();
+    let base = server_url.rsplit_once('/').map_or(server_url.as_str(), |(base, _)| base).to_owned();
+    let mut admin = sqlx::PgConnection::connect(&server_url).await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {database}"))).execute(&mut admin).await?;
+    let settings = [
+        ("DATABASE_URL", format!("{base}/{database}")),
+        ("CLICKHOUSE_DB", database.clone()),
+        ("LANGFUSE_REDIS_KEY_PREFIX", format!("{database}:")),
+        ("LANGFUSE_S3_EVENT_UPLOAD_PREFIX", format!("{database}/")),
+        ("LANGFUSE_LISTEN_ADDRESS", "127.0.0.1".into()),
+        ("LANGFUSE_INIT_ORG_ID", "bench".into()),
+        ("LANGFUSE_INIT_PROJECT_ID", project.into()),
+        ("LANGFUSE_INIT_PROJECT_PUBLIC_KEY", public_key.into()),
+        ("LANGFUSE_INIT_PROJECT_SECRET_KEY", secret_key.into()),
+        ("LANGFUSE_OTEL_GRPC_PORT", free_port()?.to_string()),
+        ("LANGFUSE_LOG_LEVEL", "warn".into()),
+    ];
+    for (k, v) in settings.into_iter().chain(extra.iter().cloned()) {
+        env.insert(k.to_owned(), v);
+    }
+    Ok((env, database))
+}
+
+/// Removes what an [`isolated`] run stored: its ClickHouse database, blobs and PostgreSQL database.
+pub async fn drop_isolated(stack_env_file: &Path, env: &BTreeMap<String, String>, database: &str) {
+    use sqlx::Connection;
+    crate::leftovers::remove(env, database).await;
+    let Some(server_url) = stack_env(stack_env_file).ok().and_then(|e| e.get("DATABASE_URL").cloned()) else {
+        return;
+    };
+    let dropped = format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)");
+    let outcome = async {
+        let mut admin = sqlx::PgConnection::connect(&server_url).await?;
+        sqlx::query(sqlx::AssertSqlSafe(dropped)).execute(&mut admin).await
+    };
+    if let Err(e) = outcome.await {
+        eprintln!("cleanup: could not drop PostgreSQL database {database}: {e}");
+    }
+}
+
 pub fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }

@@ -95,6 +95,9 @@ async fn upsert(
     let key = state.config.auth.encryption_key.as_ref();
     let (connection, created) =
         llm_connections::upsert(&state.stores.postgres, key, &auth.project.id, writer, body).await?;
+    // Evaluators paused when this provider's connection was deleted run again.
+    evaluation::pauses::connection_saved(&state.stores.postgres, &auth.project.id, &connection.provider)
+        .await?;
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(connection)))
 }
@@ -115,6 +118,8 @@ async fn delete(
 ) -> Result<Json<resources::Message>, ApiError> {
     let actor = writer_actor(&state, &auth).await?;
     let writer = Writer { org_id: &auth.project.org_id, actor: &actor };
-    llm_connections::delete(&state.stores.postgres, &auth.project.id, writer, &id).await?;
+    let provider = llm_connections::delete(&state.stores.postgres, &auth.project.id, writer, &id).await?;
+    // The evaluators calling it pause (shown with the reason) rather than fail every execution.
+    evaluation::pauses::connection_deleted(&state.stores.postgres, &auth.project.id, &provider).await?;
     Ok(Json(resources::Message { message: "LLM connection successfully deleted" }))
 }

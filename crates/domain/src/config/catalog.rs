@@ -124,6 +124,7 @@ pub const SETTINGS: &[Setting] = &[
     s(Ingestion, "LANGFUSE_INGESTION_MAX_ATTEMPTS", "5", "Worker: deliveries of one payload (a crash or a transient failure while processing it counts) before it goes to the dead-letter store instead of being processed again."),
     s(Ingestion, "LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "1000", "Worker: the longest a batch keeps collecting while payloads keep arriving. A batch is inserted as soon as the queue is drained, so this bounds a row's wait only under sustained load."),
     s(Ingestion, "LANGFUSE_EVAL_MAX_CONCURRENCY_PER_PROJECT", "4", "Worker: evaluator executions (LLM-as-a-judge calls) running at once per project, across all workers (docs/evaluators.md)."),
+    s(Ingestion, "LANGFUSE_EVAL_LLM_TIMEOUT_SECONDS", "60", "Worker: how long one LLM-as-a-judge call may take, connect to last byte; a call without a reply by then is retried like a 5xx, then ends in error (docs/evaluators.md)."),
     s(Ingestion, "LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", "60", "Worker: payloads a worker read but did not finish for this long are taken over by another (crash recovery)."),
     s(Bootstrap, "LANGFUSE_INIT_ORG_ID", "", "Headless bootstrap: organization id. Bootstrap runs when the project id and both keys are set; it is idempotent."),
     described(Bootstrap, "LANGFUSE_INIT_ORG_NAME", "(the org id)", "Headless bootstrap: organization name."),

@@ -281,6 +281,8 @@ pub struct IngestionSettings {
     pub max_attempts: u32,
     /// Evaluator executions running at once per project, across workers (docs/evaluators.md).
     pub eval_max_concurrency_per_project: usize,
+    /// How long one judge call may take (docs/evaluators.md).
+    pub eval_llm_timeout: std::time::Duration,
 }
 
 impl IngestionSettings {
@@ -295,7 +297,9 @@ impl IngestionSettings {
         let batch_max_bytes = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_BYTES", problems);
         let max_attempts = vars.positive_integer("LANGFUSE_INGESTION_MAX_ATTEMPTS", problems);
         let eval_cap = vars.positive_integer("LANGFUSE_EVAL_MAX_CONCURRENCY_PER_PROJECT", problems);
+        let eval_timeout = vars.positive_integer("LANGFUSE_EVAL_LLM_TIMEOUT_SECONDS", problems);
         Some(Self {
+            eval_llm_timeout: std::time::Duration::from_secs(eval_timeout?),
             eval_max_concurrency_per_project: usize::try_from(eval_cap?).unwrap_or(usize::MAX),
             max_body_bytes: usize::try_from(max_body_bytes?).unwrap_or(usize::MAX),
             otel_resource_attributes_max_copied_bytes: usize::try_from(resource_copied?)

@@ -47,6 +47,8 @@ enum Outcome {
     },
     Failed(String),
     Cancelled(String),
+    /// The evaluator was paused after the claim: back to waiting, the attempt not counted.
+    Paused,
 }
 
 impl Executor {
@@ -72,8 +74,9 @@ impl Executor {
     /// Claims what this worker has room for, project by project; how many it started.
     async fn claim_all(&self) -> storage::Result<usize> {
         let projects: Vec<(String,)> = sqlx::query_as(
-            "SELECT DISTINCT project_id FROM evaluation_executions
-             WHERE not_before <= now() AND (status = 'pending' OR (status = 'running' AND lease_until < now()))",
+            "SELECT DISTINCT project_id FROM evaluation_executions x
+             WHERE not_before <= now() AND (status = 'pending' OR (status = 'running' AND lease_until < now()))
+               AND NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = x.evaluator_id AND e.paused_at IS NOT NULL)",
         )
         .fetch_all(&self.engine.postgres)
         .await?;
@@ -120,9 +123,11 @@ impl Executor {
             "UPDATE evaluation_executions SET status = 'running', lease_owner = $2,
                 lease_until = now() + make_interval(secs => $3), attempts = attempts + 1,
                 started_at = coalesce(started_at, now())
-             WHERE id IN (SELECT id FROM evaluation_executions
+             WHERE id IN (SELECT id FROM evaluation_executions x
                           WHERE project_id = $1 AND not_before <= now()
                             AND (status = 'pending' OR (status = 'running' AND lease_until < now()))
+                            -- a paused evaluator's executions wait for it to resume
+                            AND NOT EXISTS (SELECT 1 FROM evaluators e WHERE e.id = x.evaluator_id AND e.paused_at IS NOT NULL)
                           ORDER BY not_before, id LIMIT $4 FOR UPDATE SKIP LOCKED)
              RETURNING id, project_id, rule_id, evaluator_id, trace_id, observation_id, object_kind, attempts",
         )
@@ -188,6 +193,12 @@ async fn finish(engine: &Engine, claimed: &Claimed, outcome: Outcome) -> storage
                 .execute(db)
                 .await?;
         }
+        Outcome::Paused => {
+            let sql = format!(
+                "UPDATE evaluation_executions SET status = 'pending', attempts = attempts - 1, lease_until = NULL {fenced}"
+            );
+            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&claimed.id).bind(&engine.holder).execute(db).await?;
+        }
         Outcome::Cancelled(why) => {
             let sql = format!(
                 "UPDATE evaluation_executions SET status = 'cancelled', error = $3, finished_at = now(), lease_until = NULL {fenced}"
@@ -234,7 +245,7 @@ async fn attempt(engine: &Engine, claimed: &Claimed) -> Outcome {
     };
     let (version, name, definition, paused) = evaluator;
     if paused {
-        return Outcome::Failed("the evaluator is paused".to_owned());
+        return Outcome::Paused;
     }
     let assignment: Result<Option<(Option<serde_json::Value>,)>, _> = sqlx::query_as(
         "SELECT variable_mapping FROM evaluation_rule_evaluators WHERE rule_id = $1 AND evaluator_id = $2",

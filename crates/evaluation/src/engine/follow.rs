@@ -3,13 +3,10 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::source::{self, Found, INTERNAL_ENVIRONMENT_PREFIX};
-use super::{Engine, NewExecution, record, rules_of, sampled};
-use crate::filter;
+use super::cursors::{CHUNK, cursor_of, matching, record_and_advance};
+use super::source::{self, Found};
+use super::{Engine, rules_of};
 use crate::rules::stopped_by;
-
-/// Rows read per statement; a project with more new rows is read again at once.
-const CHUNK: u64 = 2_000;
 
 /// The kinds the follower reads, each from its own table with its own cursor.
 const TARGETS: [&str; 3] = ["observation", "trace", "dataset"];
@@ -53,6 +50,9 @@ async fn follow_all(engine: &Engine, target: &str) -> storage::Result<()> {
     let horizon = horizon(engine).await?;
     for (project,) in projects {
         follow(engine, &project, target, horizon).await?;
+        if target == "observation" {
+            super::propagated::follow(engine, &project).await?;
+        }
     }
     Ok(())
 }
@@ -76,51 +76,13 @@ async fn read(
 async fn follow(engine: &Engine, project: &str, target: &str, horizon: i64) -> storage::Result<()> {
     let rules = rules_of(&engine.postgres, project, target, None).await?;
     let Some(first_enabled) = rules.iter().map(|r| r.enabled_at_micros).min() else { return Ok(()) };
-    let saved: Option<(chrono::DateTime<chrono::Utc>, String)> = sqlx::query_as(
-        "SELECT cursor_time, cursor_id FROM evaluation_cursors WHERE project_id = $1 AND target = $2",
-    )
-    .bind(project)
-    .bind(target)
-    .fetch_optional(&engine.postgres)
-    .await?;
-    // Nothing accepted before the first rule was enabled is new to any rule.
-    let mut cursor = match saved {
-        Some((at, id)) if at.timestamp_micros() >= first_enabled => (at.timestamp_micros(), id),
-        _ => (first_enabled - 1, String::new()),
-    };
+    let mut cursor = cursor_of(engine, project, target, first_enabled, 0).await?;
     loop {
         let found = read(engine, project, target, (cursor.0, &cursor.1), horizon).await?;
         let Some(last) = found.last() else { return Ok(()) };
         let next = (last.accepted_micros, last.candidate.span_id.clone());
-        let mut matched = Vec::new();
-        for row in found.iter().filter(|r| !r.candidate.environment.starts_with(INTERNAL_ENVIRONMENT_PREFIX))
-        {
-            for rule in &rules {
-                if row.accepted_micros >= rule.enabled_at_micros
-                    && filter::matches(&rule.filter, &row.candidate)
-                    && sampled(&rule.id, &row.candidate.span_id, rule.sampling)
-                {
-                    matched.push(NewExecution { rule, found: row, run_id: None });
-                }
-            }
-        }
-        let mut tx = engine.postgres.begin().await?;
-        let recorded = record(&mut tx, project, target, &matched).await?;
-        sqlx::query(
-            "INSERT INTO evaluation_cursors (project_id, target, cursor_time, cursor_id) VALUES ($1, $4, $2, $3)
-             ON CONFLICT (project_id, target) DO UPDATE SET cursor_time = excluded.cursor_time, cursor_id = excluded.cursor_id, updated_at = now()
-             WHERE (evaluation_cursors.cursor_time, evaluation_cursors.cursor_id) < (excluded.cursor_time, excluded.cursor_id)",
-        )
-        .bind(project)
-        .bind(chrono::DateTime::from_timestamp_micros(next.0).unwrap_or_default())
-        .bind(&next.1)
-        .bind(target)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        if recorded > 0 {
-            tracing::debug!(project, target, recorded, "evaluations: executions scheduled");
-        }
+        let matched = matching(&rules, &found);
+        record_and_advance(engine, project, (target, target), &matched, (next.0, &next.1)).await?;
         let full = found.len() as u64 == CHUNK;
         cursor = next;
         if !full {

@@ -14,9 +14,11 @@
 //!   each with a lease; calls the judge, writes the score and the judge's trace through the
 //!   ingestion service, retries 429/5xx with backoff, records the provider's message on failure.
 
+mod cursors;
 mod execute;
 mod follow;
 pub mod judge;
+mod propagated;
 mod runs;
 pub mod source;
 

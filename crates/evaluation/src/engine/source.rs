@@ -84,7 +84,7 @@ impl From<CandidateRow> for Found {
     }
 }
 
-async fn fetch<T: serde::de::DeserializeOwned>(
+pub(super) async fn fetch<T: serde::de::DeserializeOwned>(
     clickhouse: &ClickHouse,
     query: clickhouse::query::Query,
 ) -> storage::Result<Vec<T>> {
@@ -103,31 +103,86 @@ async fn fetch<T: serde::de::DeserializeOwned>(
         .collect()
 }
 
+/// A table the live follower reads in acceptance order: its rows accepted after a cursor
+/// `(created_at, id)` and not after a horizon, oldest first.
+struct Feed {
+    table: &'static str,
+    /// The row's id column, the cursor's tie-break.
+    id: &'static str,
+    columns: &'static str,
+    /// Whether to keep only the newest version of each id (`event_ts`); the events keep every
+    /// version, each a new acceptance.
+    newest_only: bool,
+}
+
+impl Feed {
+    async fn read<T: serde::de::DeserializeOwned>(
+        &self,
+        clickhouse: &ClickHouse,
+        project: &str,
+        (after_micros, after_id): (i64, &str),
+        horizon_micros: i64,
+        limit: u64,
+    ) -> storage::Result<Vec<T>> {
+        let Feed { table, id, columns, .. } = self;
+        let newest =
+            if self.newest_only { format!(", event_ts DESC LIMIT 1 BY {id}") } else { String::new() };
+        let sql = format!(
+            "SELECT {columns} FROM {table}
+             WHERE project_id = ? AND is_deleted = 0
+               AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
+               AND (toUnixTimestamp64Micro(created_at), {id}) > (?, ?)
+             ORDER BY created_at, {id}{newest} LIMIT ?"
+        );
+        let query = clickhouse
+            .client()
+            .query(&sql)
+            .bind(project)
+            .bind(after_micros)
+            .bind(horizon_micros)
+            .bind(after_micros)
+            .bind(after_id)
+            .bind(limit);
+        fetch::<T>(clickhouse, query).await
+    }
+}
+
+const OBSERVATIONS: Feed =
+    Feed { table: "events_full", id: "span_id", columns: CANDIDATE_COLUMNS, newest_only: false };
+
 /// The project's observation versions accepted after `(after_micros, after_span)` and not after
 /// `horizon_micros`, oldest first.
 pub async fn accepted_after(
     clickhouse: &ClickHouse,
     project: &str,
-    (after_micros, after_span): (i64, &str),
+    cursor: (i64, &str),
     horizon_micros: i64,
     limit: u64,
 ) -> storage::Result<Vec<Found>> {
+    let rows = OBSERVATIONS.read::<CandidateRow>(clickhouse, project, cursor, horizon_micros, limit).await?;
+    Ok(rows.into_iter().map(Found::from).collect())
+}
+
+/// The newest version of each of the project's observations `spans` (started in
+/// `[from, to]`, which narrows the read to their part of the sorting key).
+pub async fn observations_by_id(
+    clickhouse: &ClickHouse,
+    project: &str,
+    spans: &[String],
+    (from_micros, to_micros): (i64, i64),
+) -> storage::Result<Vec<Found>> {
+    if spans.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = storage::clickhouse::StringList::new("spans", spans);
     let sql = format!(
         "SELECT {CANDIDATE_COLUMNS} FROM events_full
-         WHERE project_id = ? AND is_deleted = 0
-           AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
-           AND (toUnixTimestamp64Micro(created_at), span_id) > (?, ?)
-         ORDER BY created_at, span_id LIMIT ?"
+         WHERE project_id = ? AND is_deleted = 0 AND span_id IN {}
+           AND start_time >= fromUnixTimestamp64Micro(?) AND start_time <= fromUnixTimestamp64Micro(?)
+         ORDER BY span_id, event_ts DESC LIMIT 1 BY span_id",
+        list.sql()
     );
-    let query = clickhouse
-        .client()
-        .query(&sql)
-        .bind(project)
-        .bind(after_micros)
-        .bind(horizon_micros)
-        .bind(after_micros)
-        .bind(after_span)
-        .bind(limit);
+    let query = list.bind(clickhouse.client().query(&sql).bind(project).bind(from_micros).bind(to_micros));
     Ok(fetch::<CandidateRow>(clickhouse, query).await?.into_iter().map(Found::from).collect())
 }
 
@@ -262,35 +317,27 @@ struct TraceRow {
     start: i64,
 }
 
+const TRACES: Feed = Feed {
+    table: "traces",
+    id: "id",
+    columns: "id, name, environment, ifNull(version, '') AS version, ifNull(user_id, '') AS user_id,
+        ifNull(session_id, '') AS session_id, tags, mapKeys(metadata) AS metadata_names,
+        mapValues(metadata) AS metadata_values, toUnixTimestamp64Micro(created_at) AS accepted,
+        toUnixTimestamp64Micro(timestamp) AS start",
+    newest_only: true,
+};
+
 /// The project's v3 traces first accepted after the cursor (`created_at` is the acceptance time
 /// of a trace's first payload; updates keep it), oldest first: the candidates of trace rules.
 pub async fn traces_accepted_after(
     clickhouse: &ClickHouse,
     project: &str,
-    (after_micros, after_id): (i64, &str),
+    cursor: (i64, &str),
     horizon_micros: i64,
     limit: u64,
 ) -> storage::Result<Vec<Found>> {
-    let query = clickhouse
-        .client()
-        .query(
-            "SELECT id, name, environment, ifNull(version, '') AS version, ifNull(user_id, '') AS user_id,
-                    ifNull(session_id, '') AS session_id, tags, mapKeys(metadata) AS metadata_names,
-                    mapValues(metadata) AS metadata_values, toUnixTimestamp64Micro(created_at) AS accepted,
-                    toUnixTimestamp64Micro(timestamp) AS start
-             FROM traces
-             WHERE project_id = ? AND is_deleted = 0
-               AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
-               AND (toUnixTimestamp64Micro(created_at), id) > (?, ?)
-             ORDER BY created_at, id, event_ts DESC LIMIT 1 BY id LIMIT ?",
-        )
-        .bind(project)
-        .bind(after_micros)
-        .bind(horizon_micros)
-        .bind(after_micros)
-        .bind(after_id)
-        .bind(limit);
-    Ok(fetch::<TraceRow>(clickhouse, query)
+    Ok(TRACES
+        .read::<TraceRow>(clickhouse, project, cursor, horizon_micros, limit)
         .await?
         .into_iter()
         .map(|r| Found {
@@ -344,33 +391,24 @@ struct RunItemRow {
     accepted: i64,
 }
 
+const RUN_ITEMS: Feed = Feed {
+    table: "dataset_run_items_rmt",
+    id: "id",
+    columns: "id, trace_id, dataset_id, dataset_run_id, dataset_run_name, toUnixTimestamp64Micro(created_at) AS accepted",
+    newest_only: true,
+};
+
 /// The project's dataset run items created after the cursor, oldest first: the candidates of
 /// dataset rules (filtered by `datasetId`, `experimentId` = the run's id, `name` = the run's name).
 pub async fn run_items_accepted_after(
     clickhouse: &ClickHouse,
     project: &str,
-    (after_micros, after_id): (i64, &str),
+    cursor: (i64, &str),
     horizon_micros: i64,
     limit: u64,
 ) -> storage::Result<Vec<Found>> {
-    let query = clickhouse
-        .client()
-        .query(
-            "SELECT id, trace_id, dataset_id, dataset_run_id, dataset_run_name,
-                    toUnixTimestamp64Micro(created_at) AS accepted
-             FROM dataset_run_items_rmt
-             WHERE project_id = ? AND is_deleted = 0
-               AND created_at >= fromUnixTimestamp64Micro(?) AND created_at <= fromUnixTimestamp64Micro(?)
-               AND (toUnixTimestamp64Micro(created_at), id) > (?, ?)
-             ORDER BY created_at, id, event_ts DESC LIMIT 1 BY id LIMIT ?",
-        )
-        .bind(project)
-        .bind(after_micros)
-        .bind(horizon_micros)
-        .bind(after_micros)
-        .bind(after_id)
-        .bind(limit);
-    Ok(fetch::<RunItemRow>(clickhouse, query)
+    Ok(RUN_ITEMS
+        .read::<RunItemRow>(clickhouse, project, cursor, horizon_micros, limit)
         .await?
         .into_iter()
         .map(|r| Found {

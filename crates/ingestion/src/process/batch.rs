@@ -177,6 +177,16 @@ impl Batch {
         self.parts.is_empty()
     }
 
+    /// Whether the batch holds scores and nothing else: its insert depends on no other (`inflight`).
+    pub fn scores_only(&self) -> bool {
+        let v3 = &self.v3;
+        !v3.scores.is_empty()
+            && self.events.is_empty()
+            && v3.traces.is_empty()
+            && v3.observations.is_empty()
+            && self.experiment_links.is_empty()
+    }
+
     /// How long the oldest entry has waited; `None` when empty.
     pub fn age(&self) -> Option<Duration> {
         self.started.map(|s| s.elapsed())

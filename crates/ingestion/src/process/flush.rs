@@ -39,6 +39,14 @@ pub struct Flushed {
     pub deferred: usize,
 }
 
+impl Flushed {
+    pub fn add(&mut self, other: Flushed) {
+        self.stored += other.stored;
+        self.dead_lettered += other.dead_lettered;
+        self.deferred += other.deferred;
+    }
+}
+
 /// Why a payload failed on its own.
 enum Failure {
     /// Retrying cannot help (the store refused the rows, or writing them panicked).

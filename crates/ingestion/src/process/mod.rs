@@ -14,6 +14,7 @@ mod experiments;
 mod fetch;
 mod flush;
 mod heartbeat;
+mod inflight;
 mod prices;
 mod route;
 mod v3;
@@ -34,6 +35,7 @@ use storage::queue::{Delivery, IngestionJob, IngestionQueue};
 use batch::Batch;
 use dead_letter::DeadLetter;
 pub use heartbeat::Heartbeat;
+use inflight::InFlight;
 pub use prices::Prices;
 pub use route::{Prepared, prepare_otlp};
 use storage::dead_letters::ReasonClass;
@@ -80,6 +82,8 @@ pub struct Turn {
     batch: Batch,
     /// Deliveries read but left for the next batch, because this one reached its byte bound.
     carried: Vec<(Delivery, u32)>,
+    /// Batches being inserted while the loop goes on (`inflight`).
+    inflight: InFlight,
     last_claim: Instant,
 }
 
@@ -90,13 +94,14 @@ impl Turn {
         Self {
             batch: Batch::default(),
             carried: Vec::new(),
+            inflight: InFlight::default(),
             last_claim: now.checked_sub(claim_idle).unwrap_or(now),
         }
     }
 
-    /// Queue entries read into the open batch and not yet flushed.
+    /// Queue entries read and not yet flushed: in the open batch, or in a flush not yet collected.
     pub fn pending_entries(&self) -> usize {
-        self.batch.len()
+        self.batch.len() + self.inflight.entries()
     }
 }
 
@@ -105,7 +110,8 @@ impl Turn {
 pub struct Stepped {
     /// Queue entries read (claimed ones included).
     pub read: usize,
-    /// Queue entries whose rows were inserted and acknowledged.
+    /// Queue entries whose rows were inserted and acknowledged, by flushes collected in this step
+    /// (a flush runs beside the loop and is collected at a later step than the one starting it).
     pub flushed: usize,
     /// Queue entries moved to the dead-letter store.
     pub dead_lettered: usize,
@@ -118,6 +124,9 @@ const READ_COUNT: usize = 64;
 /// How long an idle worker's read blocks before the loop turns (beats the heartbeat, looks for
 /// stale entries); an entry arriving meanwhile ends the wait at once.
 const IDLE_WAIT: Duration = Duration::from_secs(1);
+/// The same while a flush runs with nothing else to collect: short, so the loop collects the
+/// flush's outcome soon after it ends. It delays no entry: an arrival ends the wait at once.
+const INFLIGHT_WAIT: Duration = Duration::from_millis(25);
 
 impl Processor {
     pub async fn run(self, shutdown: CancellationToken) {
@@ -136,6 +145,7 @@ impl Processor {
             this.heartbeat.beat();
             if shutdown.is_cancelled() {
                 // Best effort: what is not flushed stays pending and is processed after restart.
+                turn.inflight.wait_all().await;
                 this.flush(&mut turn.batch, &shutdown).await;
                 tracing::info!("ingestion processor stopped");
                 return;
@@ -145,9 +155,11 @@ impl Processor {
     }
 
     /// One turn of the consumer loop, the unit tests drive: reads what is queued, takes over
-    /// entries other consumers left idle when it is time, turns payloads into rows, and flushes
-    /// as soon as the queue has nothing more to give (group commit: what arrived while the last
-    /// insert ran is the next batch), the batch is full, or it has waited its longest.
+    /// entries other consumers left idle when it is time, turns payloads into rows, and starts a
+    /// flush as soon as the queue has nothing more to give and no insert is in flight (group
+    /// commit: what arrives while an insert runs is the next batch), the batch is full, or it has
+    /// waited its longest. A flush runs beside the loop (`inflight`), which meanwhile prepares the
+    /// next batch; a batch of scores alone does not wait for the insert in flight.
     ///
     /// No timer stands between an acknowledged payload and its insert: an empty batch waits on
     /// the queue (woken by the first entry), an open one only looks whether more is there.
@@ -164,12 +176,23 @@ impl Processor {
         let (carried, dead) = self.prepare_all(deliveries, &mut turn.batch).await;
         turn.carried = carried;
         stepped.dead_lettered = dead;
+        let mut flushed = turn.inflight.collect_ended().await;
         let due = turn.batch.age().is_some_and(|age| age >= self.settings.flush_interval);
-        if drained || self.is_full(&turn.batch) || due {
-            let flushed = self.flush(&mut turn.batch, shutdown).await;
-            stepped.flushed = flushed.stored;
-            stepped.dead_lettered += flushed.dead_lettered;
+        let bound = self.is_full(&turn.batch) || due;
+        if !turn.batch.is_empty() && (drained || bound) {
+            if turn.inflight.admits(&turn.batch) {
+                turn.inflight.start(self, &mut turn.batch, shutdown);
+            } else if bound {
+                flushed.add(turn.inflight.wait_all().await);
+                turn.inflight.start(self, &mut turn.batch, shutdown);
+            } else {
+                // Group commit: the insert in flight ends first; the next step reads what came
+                // meanwhile into this batch, without waiting, and starts it.
+                flushed.add(turn.inflight.wait_all().await);
+            }
         }
+        stepped.flushed = flushed.stored;
+        stepped.dead_lettered += flushed.dead_lettered;
         stepped
     }
 
@@ -177,7 +200,11 @@ impl Processor {
     /// With rows waiting to be inserted it does not wait for more: an empty answer means the
     /// queue is drained for now, and the batch goes.
     async fn read(&self, turn: &mut Turn, shutdown: &CancellationToken) -> Vec<Delivery> {
-        let wait = if turn.batch.is_empty() { IDLE_WAIT } else { Duration::ZERO };
+        let wait = match (turn.batch.is_empty(), turn.inflight.is_empty()) {
+            (false, _) => Duration::ZERO,
+            (true, false) => INFLIGHT_WAIT,
+            (true, true) => IDLE_WAIT,
+        };
         let mut deliveries = match self.queue.read(&self.consumer, READ_COUNT, wait).await {
             Ok(deliveries) => deliveries,
             Err(error) => {
@@ -186,7 +213,10 @@ impl Processor {
                 return Vec::new();
             }
         };
-        if turn.last_claim.elapsed() >= self.settings.claim_idle / 2 {
+        // Not while a flush of ours has run long (an outage): its own entries, pending all that
+        // time, would look idle and be taken back.
+        let stuck = turn.inflight.longest_running().is_some_and(|ran| ran >= self.settings.claim_idle / 2);
+        if !stuck && turn.last_claim.elapsed() >= self.settings.claim_idle / 2 {
             turn.last_claim = Instant::now();
             match self.queue.claim_stale(&self.consumer, self.settings.claim_idle, READ_COUNT).await {
                 Ok(claimed) if !claimed.is_empty() => {

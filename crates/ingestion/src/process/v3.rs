@@ -134,6 +134,23 @@ pub async fn write(
     staging_clock_millis: i64,
     enrichment: &Enrichment,
 ) -> storage::Result<()> {
+    // Scores are written whole, merged onto nothing: their insert need not wait for the merge
+    // reads of traces and observations (on a store that runs one statement at a time, it would
+    // otherwise queue behind them).
+    tokio::try_join!(
+        write_merged(ch, updates, staging_clock_millis, enrichment),
+        v3::insert_scores(ch, &updates.scores),
+    )?;
+    Ok(())
+}
+
+/// Traces and observations: merged onto their stored records, then written with the staged copies.
+async fn write_merged(
+    ch: &ClickHouse,
+    updates: &V3Updates,
+    staging_clock_millis: i64,
+    enrichment: &Enrichment,
+) -> storage::Result<()> {
     // The tables are independent: their reads, then their inserts, go out together.
     let (traces, mut observations) =
         tokio::try_join!(merge_traces(ch, &updates.traces), merge_observations(ch, &updates.observations))?;
@@ -158,7 +175,6 @@ pub async fn write(
         v3::insert_traces(ch, &traces),
         v3::insert_observations(ch, &observations),
         v3::insert_staging(ch, &staged, staging_clock_millis),
-        v3::insert_scores(ch, &updates.scores),
     )?;
     Ok(())
 }

@@ -261,8 +261,8 @@ pub async fn upsert(
     Ok((upserted.row.into(), upserted.created))
 }
 
-/// `DELETE /api/public/llm-connections/{id}`.
-pub async fn delete(pool: &PgPool, project: &str, writer: Writer<'_>, id: &str) -> Result<()> {
+/// `DELETE /api/public/llm-connections/{id}`; the deleted connection's provider.
+pub async fn delete(pool: &PgPool, project: &str, writer: Writer<'_>, id: &str) -> Result<String> {
     let mut tx = pool.begin().await?;
     let deleted: Option<(String, String)> = sqlx::query_as(
         "DELETE FROM llm_api_keys WHERE project_id = $1 AND id = $2 RETURNING provider, adapter",
@@ -286,7 +286,7 @@ pub async fn delete(pool: &PgPool, project: &str, writer: Writer<'_>, id: &str) 
     )
     .await?;
     tx.commit().await?;
-    Ok(())
+    Ok(provider)
 }
 
 #[cfg(test)]

@@ -385,6 +385,13 @@ pub async fn delete_score(ch: &ClickHouse, project_id: &str, id: &str, now_milli
     Ok(true)
 }
 
+/// A flush's read of what it merges onto: the flush's inserts wait for it, so it asks for the
+/// server's query priority (1 = highest; queries without it are not affected on a server). The dev
+/// front, which runs one statement at a time, serves it ahead of queued plain reads.
+fn merge_read(query: clickhouse::query::Query) -> clickhouse::query::Query {
+    query.with_setting("priority", "1")
+}
+
 /// The newest stored version of each trace, for merging updates onto.
 pub async fn existing_traces(ch: &ClickHouse, project_id: &str, ids: &[String]) -> Result<Vec<TraceRecord>> {
     if ids.is_empty() {
@@ -392,7 +399,7 @@ pub async fn existing_traces(ch: &ClickHouse, project_id: &str, ids: &[String]) 
     }
     let list = StringList::new("ids", ids);
     let sql = newest_versions("?fields", "traces", &format!("project_id = ? AND id IN {}", list.sql()), "id");
-    let query = list.bind(ch.client().query(&sql).bind(project_id));
+    let query = merge_read(list.bind(ch.client().query(&sql).bind(project_id)));
     let rows: Vec<TraceRow> = ch.bounded(Work::Read, "traces", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(TraceRecord::from).collect())
 }
@@ -409,7 +416,7 @@ pub async fn existing_observations(
     let list = StringList::new("ids", ids);
     let sql =
         newest_versions("?fields", "observations", &format!("project_id = ? AND id IN {}", list.sql()), "id");
-    let query = list.bind(ch.client().query(&sql).bind(project_id));
+    let query = merge_read(list.bind(ch.client().query(&sql).bind(project_id)));
     let rows: Vec<ObservationRow> = ch.bounded(Work::Read, "observations", query.fetch_all()).await?;
     Ok(rows.into_iter().filter(|r| r.is_deleted == 0).map(ObservationRecord::from).collect())
 }
