@@ -201,6 +201,18 @@ impl Attributes {
         keys.iter().find_map(|k| self.truthy(k)).map(to_text)
     }
 
+    /// Moves a value out (null left behind, which [`Self::get`] treats as absent): for the
+    /// conversion's last steps, once no rule reads it (inputs and outputs, the largest strings).
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        let position = self.position(key)?;
+        Some(std::mem::take(&mut self.entries[position].1)).filter(|v| !v.is_null())
+    }
+
+    /// The entries in arrival order, moved out (for a list no longer needed).
+    pub fn into_entries(self) -> impl Iterator<Item = (String, Value)> {
+        self.entries.into_iter()
+    }
+
     /// Entries whose key is `prefix` followed by a dot, with that part removed from the key.
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a Value)> + 'a {
         self.iter().filter_map(move |(key, value)| {
@@ -308,6 +320,18 @@ mod tests {
             assert_eq!(owned.get(key), borrowed.get(key), "{key}");
         }
         assert!(!owned.contains("none") && !owned.contains("") && !owned.contains("zz"));
+    }
+
+    #[test]
+    fn a_taken_value_is_gone_and_the_others_stay() {
+        let mut attributes =
+            Attributes::from_owned(vec![kv("a", Any::StringValue("x".into())), kv("b", Any::IntValue(1))]);
+        assert_eq!(attributes.take("a"), Some(json!("x")));
+        assert_eq!(attributes.get("a"), None);
+        assert_eq!((attributes.take("a"), attributes.take("zz")), (None, None));
+        assert_eq!(attributes.get("b"), Some(&json!(1)));
+        let entries: Vec<_> = attributes.into_entries().collect();
+        assert_eq!(entries, [("a".to_owned(), Value::Null), ("b".to_owned(), json!(1))]);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use prost::Message;
 use serde_json::{Map, Value};
 
 use super::attributes::{Attributes, into_text, to_text};
-use super::io::{IoDomain, IoSource};
+use super::io::{Io, IoDomain, IoSource};
 use super::metadata::{Domain, Leaves, flatten_attributes, flatten_into, raw_attributes, user_metadata};
 use super::types::{TypeInputs, observation_type};
 use super::{io, keys, mapping, usage};
@@ -82,16 +82,35 @@ pub fn convert(request: &ExportTraceServiceRequest, context: &ConvertContext) ->
 pub fn convert_owned(request: ExportTraceServiceRequest, context: &ConvertContext) -> Vec<ConvertedSpan> {
     let spans = request.resource_spans.iter().flat_map(|r| &r.scope_spans).map(|s| s.spans.len()).sum();
     let mut converted = Vec::with_capacity(spans);
+    let request_view = RequestView::new(context);
     for resource_spans in request.resource_spans {
         let resource = ResourceView::new(resource_spans.resource.map(|r| r.attributes).unwrap_or_default());
         for scope_spans in resource_spans.scope_spans {
-            let scope = ScopeView::new(scope_spans.scope);
+            let scope = ScopeView::new(scope_spans.scope, &resource);
             for span in scope_spans.spans {
-                converted.push(convert_span(span, &resource, &scope, context));
+                converted.push(convert_span(span, &resource, &scope, &request_view));
             }
         }
     }
     converted
+}
+
+/// What every span of a request shares, worked out once per request rather than once per span.
+struct RequestView<'a> {
+    context: &'a ConvertContext,
+    sdk_name: String,
+    sdk_version: String,
+}
+
+impl<'a> RequestView<'a> {
+    fn new(context: &'a ConvertContext) -> Self {
+        let sdk = &context.sdk;
+        Self {
+            context,
+            sdk_name: sdk.family().map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
+            sdk_version: sdk.version.clone().unwrap_or_else(|| "unknown".to_owned()),
+        }
+    }
 }
 
 struct ResourceView {
@@ -119,12 +138,17 @@ struct ScopeView {
     name: String,
     version: String,
     is_langfuse_sdk: bool,
-    /// `scope.name`, `scope.version`, `scope.attributes.*`.
-    metadata: Metadata,
+    /// The resource's metadata and the scope's (`scope.name`, `scope.version`,
+    /// `scope.attributes.*`), merged once for all the scope's spans. Their keys never collide
+    /// (`resourceAttributes.` against `scope.`), nor with the raw attributes (`attributes.`), so
+    /// the order they are added to a span's metadata does not matter.
+    context: Metadata,
+    /// The event's `OtelOrigin`, the same for every span of the scope.
+    origin: OtelOrigin,
 }
 
 impl ScopeView {
-    fn new(scope: Option<InstrumentationScope>) -> Self {
+    fn new(scope: Option<InstrumentationScope>, resource: &ResourceView) -> Self {
         let InstrumentationScope { name, version, attributes, .. } = scope.unwrap_or_default();
         let attributes = Attributes::from_owned(attributes);
         let mut metadata = Metadata::new();
@@ -134,7 +158,24 @@ impl ScopeView {
             }
         }
         flatten_attributes(&mut metadata, "scope.attributes", &attributes);
-        Self { is_langfuse_sdk: name.starts_with(keys::LANGFUSE_SDK_SCOPE_PREFIX), name, version, metadata }
+        let mut context = resource.metadata.clone();
+        context.extend(metadata);
+        let origin = OtelOrigin {
+            service_name: resource.text(keys::SERVICE_NAME),
+            service_version: resource.text(keys::SERVICE_VERSION),
+            scope_name: name.clone(),
+            scope_version: version.clone(),
+            telemetry_sdk_language: resource.text(keys::TELEMETRY_SDK_LANGUAGE),
+            telemetry_sdk_name: resource.text(keys::TELEMETRY_SDK_NAME),
+            telemetry_sdk_version: resource.text(keys::TELEMETRY_SDK_VERSION),
+        };
+        Self {
+            is_langfuse_sdk: name.starts_with(keys::LANGFUSE_SDK_SCOPE_PREFIX),
+            name,
+            version,
+            context,
+            origin,
+        }
     }
 }
 
@@ -163,8 +204,9 @@ fn convert_span(
     span: Span,
     resource: &ResourceView,
     scope: &ScopeView,
-    context: &ConvertContext,
+    request: &RequestView<'_>,
 ) -> ConvertedSpan {
+    let context = request.context;
     // The span's encoded size: a cheap, stable measure (upstream measures the span's JSON).
     let event_bytes = span.encoded_len() as u64;
     let Span {
@@ -179,7 +221,7 @@ fn convert_span(
         end_time_unix_nano,
         ..
     } = span;
-    let attributes = Attributes::from_owned(attributes);
+    let mut attributes = Attributes::from_owned(attributes);
     let io_source = IoSource { attributes: &attributes, events: &events, scope_name: &scope.name };
 
     let litellm_trace_id =
@@ -208,7 +250,15 @@ fn convert_span(
     let tags = mapping::tags(&attributes);
     let public = mapping::public(&attributes);
     let (prompt_name, prompt_version) = mapping::prompt(&attributes);
-    let observation_io = io::extract(&io_source, IoDomain::Observation);
+    // A side stated in `langfuse.observation.input`/`output` (the Langfuse SDKs' way) is what
+    // extraction would pick; it is moved out of the attributes at the end instead of copied here.
+    let stated_input = attributes.get(keys::OBSERVATION_INPUT).is_some();
+    let stated_output = attributes.get(keys::OBSERVATION_OUTPUT).is_some();
+    let observation_io = if stated_input && stated_output {
+        Io::default()
+    } else {
+        io::extract(&io_source, IoDomain::Observation)
+    };
 
     let user = |domains: &[Domain]| {
         let mut merged = resource.trace_metadata.clone();
@@ -219,25 +269,19 @@ fn convert_span(
         flatten_into(&mut metadata, "", &Value::Object(merged), Leaves::UnwrapJsonStrings);
         metadata
     };
-    let with_context = |mut metadata: Metadata, raw: bool| {
-        if raw && !scope.is_langfuse_sdk {
-            raw_attributes(&mut metadata, &attributes);
-        }
-        metadata.extend(resource.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
-        metadata.extend(scope.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
-        metadata
-    };
-    // The observation's own metadata keys win over the trace's.
-    let metadata = with_context(user(&[Domain::Trace, Domain::Observation]), true);
+    // The observation's own metadata keys win over the trace's; the raw attributes are added at
+    // the end, moved out of the attributes.
+    let mut metadata = user(&[Domain::Trace, Domain::Observation]);
+    metadata.extend(scope.context.iter().map(|(k, v)| (k.clone(), v.clone())));
 
     // What a trace-carrying span says about its trace without stating it.
     let implied = |name: Option<String>, metadata: Metadata| ImpliedTrace {
         name,
         version: resource.attributes.get(keys::SERVICE_VERSION).map(to_text),
         release: resource.attributes.get(keys::RELEASE).map(to_text),
-        metadata: metadata.into_iter().collect(),
+        metadata,
     };
-    let trace = if context.events_only {
+    let mut trace = if context.events_only {
         TraceAttributes::default()
     } else if is_root {
         let trace_io = io::extract(&io_source, IoDomain::Trace);
@@ -246,8 +290,9 @@ fn convert_span(
             metadata: user(&[Domain::Trace]),
             input: trace_io.input.map(into_text),
             output: trace_io.output.map(into_text),
-            // Its observation metadata and context, as upstream copies them onto the trace.
-            implied: implied(Some(name.clone()), metadata.clone()),
+            // Its observation metadata and context, as upstream copies them onto the trace (filled
+            // in below, once the metadata is complete).
+            implied: implied(Some(name.clone()), Metadata::new()),
             ..trace_fields(&attributes, &environment, start_time)
         }
     } else if has_trace_update {
@@ -256,18 +301,42 @@ fn convert_span(
             metadata: user(&[Domain::Trace]),
             input: attributes.get(keys::TRACE_INPUT).map(to_text),
             output: attributes.get(keys::TRACE_OUTPUT).map(to_text),
-            implied: implied(None, with_context(Metadata::new(), false)),
+            implied: implied(None, scope.context.clone()),
             ..trace_fields(&attributes, &environment, start_time)
         }
     } else {
         TraceAttributes { environment: environment.clone(), timestamp: start_time, ..Default::default() }
     };
 
-    let input = observation_io.input.map(into_text).unwrap_or_default();
-    let output = observation_io.output.map(into_text).unwrap_or_default();
-    let tools = crate::tools::extract(Some(&input), Some(&output));
     let provided_usage_details = usage::provided_usage(&attributes, &scope.name);
     let provided_cost_details = usage::provided_cost(&attributes);
+    let observation_type = observation_type(&TypeInputs {
+        attributes: &attributes,
+        resource: &resource.attributes,
+        scope_name: &scope.name,
+        scope_version: &scope.version,
+    });
+    let status_message = mapping::status_message(&attributes, status.as_ref());
+    let completion_start_time = mapping::completion_start_time(&attributes, start_time);
+    let is_app_root = mapping::is_app_root(&attributes);
+    let provided_model_name = mapping::model_name(&attributes).unwrap_or_default();
+    let model_parameters = mapping::model_parameters(&attributes, &scope.name);
+    let experiment = mapping::experiment(&attributes);
+
+    // No rule reads the attributes past this point: their largest values are moved, not copied.
+    let take = |attributes: &mut Attributes, stated: bool, key: &str, found: Option<Value>| {
+        let value = if stated { attributes.take(key) } else { found };
+        value.map(into_text).unwrap_or_default()
+    };
+    let input = take(&mut attributes, stated_input, keys::OBSERVATION_INPUT, observation_io.input);
+    let output = take(&mut attributes, stated_output, keys::OBSERVATION_OUTPUT, observation_io.output);
+    if !scope.is_langfuse_sdk {
+        raw_attributes(&mut metadata, attributes);
+    }
+    if is_root && !context.events_only {
+        trace.implied.metadata = metadata.clone();
+    }
+    let tools = crate::tools::extract(Some(&input), Some(&output));
     let event = Event {
         project_id: context.project_id.clone(),
         trace_id,
@@ -275,14 +344,9 @@ fn convert_span(
         parent_span_id,
         start_time,
         end_time: Some(end_time),
-        observation_type: observation_type(&TypeInputs {
-            attributes: &attributes,
-            resource: &resource.attributes,
-            scope_name: &scope.name,
-            scope_version: &scope.version,
-        }),
+        observation_type,
         level,
-        status_message: mapping::status_message(&attributes, status.as_ref()),
+        status_message,
         name,
         environment,
         version: version.unwrap_or_default(),
@@ -291,16 +355,16 @@ fn convert_span(
         user_id: user_id.unwrap_or_default(),
         session_id: session_id.unwrap_or_default(),
         tags: tags.unwrap_or_default(),
-        completion_start_time: mapping::completion_start_time(&attributes, start_time),
-        is_app_root: mapping::is_app_root(&attributes),
+        completion_start_time,
+        is_app_root,
         bookmarked: false,
         public: public.unwrap_or(false),
         prompt_id: String::new(),
         prompt_name: prompt_name.unwrap_or_default(),
         prompt_version,
         model_id: String::new(),
-        provided_model_name: mapping::model_name(&attributes).unwrap_or_default(),
-        model_parameters: mapping::model_parameters(&attributes, &scope.name),
+        provided_model_name,
+        model_parameters,
         usage_details: domain::usage::usage_units(&provided_usage_details),
         provided_usage_details,
         cost_details: provided_cost_details.clone(),
@@ -313,17 +377,9 @@ fn convert_span(
         input,
         output,
         metadata,
-        experiment: mapping::experiment(&attributes),
+        experiment,
         source: "otel".to_owned(),
-        origin: OtelOrigin {
-            service_name: resource.text(keys::SERVICE_NAME),
-            service_version: resource.text(keys::SERVICE_VERSION),
-            scope_name: scope.name.clone(),
-            scope_version: scope.version.clone(),
-            telemetry_sdk_language: resource.text(keys::TELEMETRY_SDK_LANGUAGE),
-            telemetry_sdk_name: resource.text(keys::TELEMETRY_SDK_NAME),
-            telemetry_sdk_version: resource.text(keys::TELEMETRY_SDK_VERSION),
-        },
+        origin: scope.origin.clone(),
         blob_storage_file_path: context.blob_storage_file_path.clone(),
         event_bytes,
         created_at: context.received_at,
@@ -331,11 +387,8 @@ fn convert_span(
         event_ts: context.received_at,
         is_deleted: false,
         ingestion_api_key: context.public_key.clone(),
-        ingestion_sdk_name: context
-            .sdk
-            .family()
-            .map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
-        ingestion_sdk_version: context.sdk.version.clone().unwrap_or_else(|| "unknown".to_owned()),
+        ingestion_sdk_name: request.sdk_name.clone(),
+        ingestion_sdk_version: request.sdk_version.clone(),
     };
     ConvertedSpan { event, trace, is_root, has_trace_update }
 }

@@ -5,7 +5,7 @@
 use domain::event::Metadata;
 use serde_json::{Map, Value};
 
-use super::attributes::{Attributes, parse_json_text, to_text};
+use super::attributes::{Attributes, into_text, parse_json_text, to_text};
 use super::keys;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,17 +96,19 @@ pub fn flatten_attributes(metadata: &mut Metadata, prefix: &str, attributes: &At
 
 /// The span's own attributes minus the ones stored as input/output, for spans not produced by a
 /// Langfuse SDK (their unknown attributes are kept, never a reason to drop a span). Values are
-/// text, objects and arrays as JSON.
-pub fn raw_attributes(metadata: &mut Metadata, attributes: &Attributes) {
+/// text, objects and arrays as JSON. Takes the attributes once every rule has read them: the
+/// values are moved into the metadata, not copied.
+pub fn raw_attributes(metadata: &mut Metadata, attributes: Attributes) {
     const RAW_PREFIX: &str = "attributes.";
-    for (key, value) in attributes.iter() {
-        let is_io = keys::IO_KEYS.contains(&key) || keys::IO_KEY_PREFIXES.iter().any(|p| key.starts_with(p));
+    for (key, value) in attributes.into_entries() {
+        let is_io =
+            keys::IO_KEYS.contains(&key.as_str()) || keys::IO_KEY_PREFIXES.iter().any(|p| key.starts_with(p));
         if !is_io {
             // Sized once: this runs for every attribute of most spans.
             let mut name = String::with_capacity(RAW_PREFIX.len() + key.len());
             name.push_str(RAW_PREFIX);
-            name.push_str(key);
-            metadata.insert(name, to_text(value));
+            name.push_str(&key);
+            metadata.insert(name, into_text(value));
         }
     }
 }

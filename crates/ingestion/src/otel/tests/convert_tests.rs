@@ -277,3 +277,40 @@ fn litellm_may_choose_its_trace_id() {
     let other_scope = one_in(vec![], "app", span("s", vec![s("langfuse.trace.id", "custom-trace")]));
     assert_eq!(other_scope.event.trace_id, hex::encode(TRACE_ID));
 }
+
+#[test]
+fn inputs_and_raw_attributes_are_moved_whole_and_a_root_copies_the_full_metadata() {
+    // The conversion takes inputs, outputs and raw attribute values out of the span's attributes
+    // at its end; everything read from them earlier must still see them, and the root's trace
+    // must still carry the complete observation metadata, raw attributes and context included.
+    let attributes = vec![
+        s("langfuse.observation.input", "{\"q\":1}"),
+        s("langfuse.observation.output", "answer"),
+        s("langfuse.observation.metadata.k", "v"),
+        s("user.id", "u-1"),
+        i("gen_ai.usage.input_tokens", 3),
+    ];
+    let converted = one_in(vec![s("service.name", "svc")], "app", root("r", attributes));
+    let event = &converted.event;
+    assert_eq!((event.input.as_str(), event.output.as_str()), ("{\"q\":1}", "answer"));
+    assert_eq!(event.user_id, "u-1");
+    let metadata: Vec<_> = event.metadata.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        metadata,
+        [
+            ("attributes.gen_ai.usage.input_tokens", "3"),
+            ("attributes.langfuse.observation.metadata.k", "v"),
+            ("attributes.user.id", "u-1"),
+            ("k", "v"),
+            ("resourceAttributes.service.name", "svc"),
+            ("scope.name", "app"),
+        ]
+    );
+    assert_eq!(converted.trace.implied.metadata, event.metadata);
+    assert_eq!(
+        converted.trace.input.as_deref(),
+        Some("{\"q\":1}"),
+        "the trace reads the input before it moves"
+    );
+    assert_eq!(event.origin.service_name, "svc");
+}
