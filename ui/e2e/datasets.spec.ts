@@ -167,9 +167,14 @@ test("two runs side by side, and a run item followed to its trace", async ({ pag
   await shot(page, testInfo, "runs-side-by-side");
 
   // Only one run: the table has its column alone.
-  await page.getByRole("checkbox", { name: /candidate/ }).uncheck();
+  // The boxes follow the URL, which router navigations update in a transition: click, then wait for
+  // the state (`check()` would read the box back before the transition has rendered).
+  const candidate = page.getByRole("checkbox", { name: /candidate/ });
+  await candidate.click();
+  await expect(candidate).not.toBeChecked();
   await expect(side.getByRole("columnheader", { name: "candidate" })).toBeHidden();
-  await page.getByRole("checkbox", { name: /candidate/ }).check();
+  await candidate.click();
+  await expect(candidate).toBeChecked();
 
   // The v3 views (this person's, by default in dual) open the trace on its page.
   const link = () => cat.getByRole("link", { name: `Trace of ${items[0]!.id} in baseline` });
