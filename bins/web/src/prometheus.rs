@@ -60,6 +60,21 @@ fn describe() {
         "loupe_ingestion_refused_payloads_total",
         "Valid payloads that could not be accepted, by reason (backlog_full: 503 with Retry-After; storage: blob or stream write failed)."
     );
+    describe_histogram!(
+        "loupe_ingestion_accept_wait_seconds",
+        Unit::Seconds,
+        "Time an accepted payload waited for a blob writer (group commit) before its group was written."
+    );
+    describe_histogram!(
+        "loupe_ingestion_accept_blob_write_seconds",
+        Unit::Seconds,
+        "One blob write (PUT) of a group of accepted payloads, by outcome."
+    );
+    describe_histogram!(
+        "loupe_ingestion_accept_queue_append_seconds",
+        Unit::Seconds,
+        "Appending a group's stream entries to Redis after its blobs were stored, by outcome."
+    );
     describe_counter!(
         "loupe_ingestion_rejected_events_total",
         "Events refused inside an otherwise answered request (OTLP partial success, batch 207 errors), by kind."

@@ -37,7 +37,13 @@ impl AppState {
         stores.prepare(&config).await?;
         let queue = stores.ingestion_queue();
         queue.ensure_group().await.context("ingestion queue")?;
-        let acceptor = Acceptor::new(stores.blobs.clone(), queue, config.ingestion.queue_max_depth);
+        let ingestion = &config.ingestion;
+        let acceptor = Acceptor::with_writers(
+            stores.blobs.clone(),
+            queue,
+            ingestion.queue_max_depth,
+            ingestion.blob_writers,
+        );
         acceptor.watch_backlog(shutdown.clone());
         let media_key = storage::instance_secrets::get_or_create(
             &stores.postgres,

@@ -180,6 +180,7 @@ async fn measure(
     let mut first = options.requests * traces_per_request;
     for &rate in &options.rates {
         let requests = rate * options.seconds;
+        let stages_before = crate::ack_stages::scrape(&client, &web.url).await;
         let started = Instant::now();
         let latencies = send_all(
             &client,
@@ -202,6 +203,11 @@ async fn measure(
         let (from_send, from_due): (Vec<_>, Vec<_>) = latencies.into_iter().unzip();
         print_latency("  ack from send  ", from_send);
         print_latency("  ack from due   ", from_due);
+        // Where web spent it (its /metrics): the wait for a writer, the blob PUT, the append.
+        let stages_after = crate::ack_stages::scrape(&client, &web.url).await;
+        for line in crate::ack_stages::describe(&stages_before, &stages_after) {
+            println!("    {line}");
+        }
     }
 
     println!(

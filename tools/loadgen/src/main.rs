@@ -2,6 +2,8 @@
 //! database of their own, sends LLM-like OTLP traffic, and prints what it measured. Figures are
 //! printed, never asserted: speed targets live here, not in the test suite.
 
+mod ack_stages;
+mod blob_floor;
 mod evaluators;
 mod fairness;
 mod freshness;
@@ -24,8 +26,9 @@ async fn main() -> anyhow::Result<()> {
         Some("identity") => identity::run(identity::Options::from_args(args)?).await,
         Some("monitors") => monitors::run(monitors::Options::from_args(args)?).await,
         Some("evaluators") => evaluators::run(evaluators::Options::from_args(args)?).await,
+        Some("blob") => blob_floor::run(blob_floor::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]\n       loupe-bench monitors [--bin-dir DIR] [--stack-env FILE] [--monitors N] [--interval S] [--seconds S] [--max-per-tick N]\n       loupe-bench evaluators [--bin-dir DIR] [--stack-env FILE] [--observations N] [--latency-ms N] [--concurrency N]"
+            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]\n       loupe-bench monitors [--bin-dir DIR] [--stack-env FILE] [--monitors N] [--interval S] [--seconds S] [--max-per-tick N]\n       loupe-bench evaluators [--bin-dir DIR] [--stack-env FILE] [--observations N] [--latency-ms N] [--concurrency N]\n       loupe-bench blob [--rate N] [--seconds N] [--bytes N] [--concurrency N] [--server-pid PID]"
         ),
     }
 }

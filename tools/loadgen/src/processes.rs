@@ -168,12 +168,16 @@ impl Running {
 
     /// CPU time used so far (user + system), in seconds.
     pub fn cpu_seconds(&self) -> Option<f64> {
-        let pid = self.child.id()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // Fields after the command name, which is in parentheses and may hold spaces.
-        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-        let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-        // Linux reports in USER_HZ, which is 100 on every platform it runs on.
-        Some(ticks / 100.0)
+        cpu_seconds_of(self.child.id()?)
     }
+}
+
+/// CPU time process `pid` used so far (user + system), in seconds.
+pub fn cpu_seconds_of(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // Linux reports in USER_HZ, which is 100 on every platform it runs on.
+    Some(ticks / 100.0)
 }

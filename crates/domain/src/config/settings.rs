@@ -272,6 +272,8 @@ pub struct IngestionSettings {
     /// The most bytes of resource attributes one OTLP export may have copied into its spans.
     pub otel_resource_attributes_max_copied_bytes: usize,
     pub queue_max_depth: u64,
+    /// Web: blob writes of accepted payloads in flight at once (`ingestion::accept`).
+    pub blob_writers: usize,
     pub batch_max_rows: usize,
     /// Payload bytes collected before an insert is sent, whatever the row count.
     pub batch_max_bytes: usize,
@@ -291,6 +293,7 @@ impl IngestionSettings {
         let resource_copied =
             vars.positive_integer("LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES", problems);
         let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", problems);
+        let blob_writers = vars.positive_integer("LANGFUSE_INGESTION_BLOB_WRITERS", problems);
         let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", problems);
         let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", problems);
         let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
@@ -305,6 +308,7 @@ impl IngestionSettings {
             otel_resource_attributes_max_copied_bytes: usize::try_from(resource_copied?)
                 .unwrap_or(usize::MAX),
             queue_max_depth: queue_max_depth?,
+            blob_writers: usize::try_from(blob_writers?).unwrap_or(usize::MAX),
             batch_max_rows: usize::try_from(batch_max_rows?).unwrap_or(usize::MAX),
             batch_max_bytes: usize::try_from(batch_max_bytes?).unwrap_or(usize::MAX),
             max_attempts: u32::try_from(max_attempts?).unwrap_or(u32::MAX),

@@ -390,3 +390,16 @@ fn outbound_allowed_hosts_are_parsed_and_a_wrong_entry_stops_startup() {
         vec![names(&["LANGFUSE_OUTBOUND_ALLOWED_HOSTS"])]
     );
 }
+
+#[test]
+fn blob_writers_default_to_four_and_refuse_zero() {
+    assert_eq!(load(&[]).unwrap().ingestion.blob_writers, 4);
+    assert_eq!(load(&[("LANGFUSE_INGESTION_BLOB_WRITERS", "2")]).unwrap().ingestion.blob_writers, 2);
+    for bad in ["0", "-1", "two"] {
+        assert_eq!(
+            refused(&[("LANGFUSE_INGESTION_BLOB_WRITERS", bad)]),
+            [names(&["LANGFUSE_INGESTION_BLOB_WRITERS"])],
+            "value {bad}"
+        );
+    }
+}

@@ -13,7 +13,7 @@
 //! exactly as before group commit existed.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -24,9 +24,10 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 use storage::blob::BlobStore;
 use storage::queue::{BlobPart, IngestionJob, IngestionQueue, PayloadKind};
 
-/// Groups being written at once. More lets a slow PUT not hold back the next group; each one
-/// waiting means more requests grouped into the next.
-const WRITERS: usize = 4;
+/// Groups being written at once unless configured (`LANGFUSE_INGESTION_BLOB_WRITERS`). More lets
+/// a slow PUT not hold back the next group; each one fewer means more requests grouped into the
+/// next, so fewer PUTs for the store to serve.
+pub(super) const DEFAULT_WRITERS: usize = 4;
 /// Payloads per group: the worker reads 64 stream entries at a time, so a group's entries are
 /// usually read together and its blob fetched once.
 const MAX_PARTS: usize = 64;
@@ -43,18 +44,32 @@ pub(super) struct Submission {
     pub job: IngestionJob,
     pub payload: Bytes,
     pub done: oneshot::Sender<Result<(), String>>,
+    /// When the request handed it over: the wait for a writer is part of its acknowledgement.
+    pub submitted: Instant,
 }
+
+/// The acknowledgement path's stages, timed per payload, blob and group (docs/metrics.md): what
+/// `loupe-bench ingest` splits its ack latency into.
+const WAIT_SECONDS: &str = "loupe_ingestion_accept_wait_seconds";
+const BLOB_SECONDS: &str = "loupe_ingestion_accept_blob_write_seconds";
+const QUEUE_SECONDS: &str = "loupe_ingestion_accept_queue_append_seconds";
 
 /// Starts the writers; payloads sent to the returned channel are stored and queued in groups.
 /// The writers stop once every sender is dropped and the channel is drained.
-pub(super) fn start(blobs: BlobStore, queue: IngestionQueue) -> mpsc::Sender<Submission> {
-    let (sender, receiver) = mpsc::channel(WRITERS * MAX_PARTS);
-    tokio::spawn(run(blobs, queue, receiver));
+pub(super) fn start(blobs: BlobStore, queue: IngestionQueue, writers: usize) -> mpsc::Sender<Submission> {
+    let writers = writers.max(1);
+    let (sender, receiver) = mpsc::channel(writers * MAX_PARTS);
+    tokio::spawn(run(blobs, queue, receiver, writers));
     sender
 }
 
-async fn run(blobs: BlobStore, queue: IngestionQueue, mut receiver: mpsc::Receiver<Submission>) {
-    let writers = Arc::new(Semaphore::new(WRITERS));
+async fn run(
+    blobs: BlobStore,
+    queue: IngestionQueue,
+    mut receiver: mpsc::Receiver<Submission>,
+    writers: usize,
+) {
+    let writers = Arc::new(Semaphore::new(writers));
     loop {
         // Take a writer first: while all are busy, arrivals accumulate into the next group.
         let Ok(permit) = writers.clone().acquire_owned().await else { return };
@@ -81,7 +96,10 @@ async fn run(blobs: BlobStore, queue: IngestionQueue, mut receiver: mpsc::Receiv
 /// Stores the group's blobs, appends the entries of those that were stored, then answers each
 /// submission. A submission hears `Ok` only when its payload and its entry are both durable.
 async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submission>) {
-    let (now, started) = (Utc::now(), std::time::Instant::now());
+    let (now, started) = (Utc::now(), Instant::now());
+    for submission in &group {
+        metrics::histogram!(WAIT_SECONDS).record(started.duration_since(submission.submitted).as_secs_f64());
+    }
     let blob_groups = by_blob(group);
     let (payloads, blob_count) = (blob_groups.iter().map(Vec::len).sum::<usize>(), blob_groups.len());
     let stored =
@@ -95,7 +113,12 @@ async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submi
         }
     }
     let jobs: Vec<&IngestionJob> = queued.iter().map(|s| &s.job).collect();
+    let appending = Instant::now();
     let result = queue.enqueue_all(&jobs).await.map_err(|e| e.to_string());
+    if !jobs.is_empty() {
+        metrics::histogram!(QUEUE_SECONDS, "outcome" => outcome(&result))
+            .record(appending.elapsed().as_secs_f64());
+    }
     tracing::debug!(
         payloads,
         blobs = blob_count,
@@ -104,6 +127,10 @@ async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submi
         "accepted payloads written"
     );
     answer(queued, result);
+}
+
+fn outcome<T>(result: &Result<T, String>) -> &'static str {
+    if result.is_ok() { "ok" } else { "error" }
 }
 
 fn answer(parts: Vec<Submission>, result: Result<(), String>) {
@@ -156,12 +183,13 @@ async fn store(
         part.job.blob_key.clone_from(&key);
     }
     let location = Path::from(key.as_str());
-    let write = blobs.store().put(&location, payload);
+    let (write, writing) = (blobs.store().put(&location, payload), Instant::now());
     let result = match tokio::time::timeout(WRITE_DEADLINE, write).await {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(format!("blob storage: {e}")),
         Err(_) => Err(format!("blob storage: no answer within {WRITE_DEADLINE:?}")),
     };
+    metrics::histogram!(BLOB_SECONDS, "outcome" => outcome(&result)).record(writing.elapsed().as_secs_f64());
     (parts, result)
 }
 
@@ -182,7 +210,12 @@ mod tests {
             scores_only: false,
             received_at_micros: 0,
         };
-        Submission { job, payload: Bytes::from_static(b"x"), done: oneshot::channel().0 }
+        Submission {
+            job,
+            payload: Bytes::from_static(b"x"),
+            done: oneshot::channel().0,
+            submitted: Instant::now(),
+        }
     }
 
     #[test]
@@ -206,6 +239,48 @@ mod tests {
                 vec![("a", PayloadKind::IngestionBatch)],
             ]
         );
+    }
+
+    /// Needs the test stack's Redis (`REDIS_CONNECTION_STRING`): the entries are really appended.
+    #[tokio::test]
+    async fn payloads_arriving_while_every_writer_is_busy_share_the_next_blob() {
+        let dir = std::env::temp_dir().join(format!("loupe-group-commit-{}", uuid::Uuid::now_v7()));
+        let blobs = BlobStore::connect(&domain::config::BlobSettings::LocalDir(dir.clone())).unwrap();
+        let url = test_support::stack_var("REDIS_CONNECTION_STRING");
+        let redis = domain::config::RedisSettings { url: url.into(), key_prefix: String::new() };
+        let base = format!("group-commit-test-{}:ingestion", uuid::Uuid::now_v7());
+        let queue = IngestionQueue::new(storage::redis::connect(&redis).unwrap(), base);
+        // One writer (`LANGFUSE_INGESTION_BLOB_WRITERS=1`), and it is busy.
+        let (sender, receiver) = mpsc::channel(MAX_PARTS);
+        let writers = Arc::new(Semaphore::new(1));
+        let busy = writers.clone().acquire_owned().await.unwrap();
+        tokio::spawn(run(blobs, queue, receiver, writers));
+        let mut answers = Vec::new();
+        for payload in ["a", "bb", "ccc"] {
+            let (done, answer) = oneshot::channel();
+            let mut waiting = submission("p", PayloadKind::OtlpTraces);
+            (waiting.payload, waiting.done) = (Bytes::from(payload), done);
+            sender.send(waiting).await.unwrap();
+            answers.push(answer);
+        }
+        drop(busy);
+        for answer in answers {
+            let answered = tokio::time::timeout(Duration::from_secs(10), answer).await;
+            answered.expect("answered within 10 s").unwrap().expect("stored and queued");
+        }
+        let files: Vec<_> = walk(&dir);
+        assert_eq!(files.len(), 1, "one PUT for the three payloads: {files:?}");
+        assert_eq!(std::fs::read(&files[0]).unwrap(), b"abbccc");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+        }
+        files
     }
 
     #[tokio::test]

@@ -52,7 +52,13 @@ pub struct Acceptor {
 impl Acceptor {
     /// Starts the blob writers, so this must be called inside the Tokio runtime.
     pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64) -> Self {
-        let writer = group_commit::start(blobs, queue.clone());
+        Self::with_writers(blobs, queue, max_depth, group_commit::DEFAULT_WRITERS)
+    }
+
+    /// [`Acceptor::new`] with `writers` blob writes in flight at most
+    /// (`LANGFUSE_INGESTION_BLOB_WRITERS`, web's acknowledgement path).
+    pub fn with_writers(blobs: BlobStore, queue: IngestionQueue, max_depth: u64, writers: usize) -> Self {
+        let writer = group_commit::start(blobs, queue.clone(), writers);
         Self { writer, queue, max_depth, backlog: Arc::default() }
     }
 
@@ -122,7 +128,9 @@ impl Acceptor {
         };
         let (done, stored) = oneshot::channel();
         let stopped = || AcceptError::Storage("the blob writers have stopped".to_owned());
-        self.writer.send(group_commit::Submission { job, payload, done }).await.map_err(|_| stopped())?;
+        let submission =
+            group_commit::Submission { job, payload, done, submitted: std::time::Instant::now() };
+        self.writer.send(submission).await.map_err(|_| stopped())?;
         stored.await.map_err(|_| stopped())?.map_err(AcceptError::Storage)
     }
 }

@@ -1,0 +1,156 @@
+//! Where web's acknowledgement time goes, read from its `/metrics` histograms
+//! (`loupe_ingestion_accept_*_seconds`, docs/metrics.md): the wait for a blob writer, the blob PUT
+//! and the stream append. `ingest` scrapes before and after a phase and prints the difference.
+
+use std::collections::BTreeMap;
+
+/// One histogram summed over its label sets: cumulative count per upper bound, sum and count.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Histogram {
+    /// `(upper bound in seconds, cumulative count)`, ascending; `+Inf` last.
+    buckets: Vec<(f64, f64)>,
+    sum: f64,
+    count: f64,
+}
+
+impl Histogram {
+    /// The histogram of what was recorded between `earlier` and `self`.
+    fn since(&self, earlier: &Histogram) -> Histogram {
+        let before = |le: f64| earlier.buckets.iter().find(|(b, _)| *b == le).map_or(0.0, |(_, c)| *c);
+        Histogram {
+            buckets: self.buckets.iter().map(|&(le, c)| (le, c - before(le))).collect(),
+            sum: self.sum - earlier.sum,
+            count: self.count - earlier.count,
+        }
+    }
+
+    /// The upper bound of the bucket the `q` quantile falls in (so "at most this"), in seconds.
+    fn quantile_bound(&self, q: f64) -> f64 {
+        let wanted = (self.count * q).ceil().max(1.0);
+        self.buckets.iter().find(|(_, c)| *c >= wanted).map_or(f64::INFINITY, |(le, _)| *le)
+    }
+}
+
+/// What one scrape of web showed.
+#[derive(Debug, Default, Clone)]
+pub struct Snapshot {
+    histograms: BTreeMap<String, Histogram>,
+    accepted_payloads: f64,
+}
+
+const STAGES: [(&str, &str); 3] = [
+    ("waited for writer", "loupe_ingestion_accept_wait_seconds"),
+    ("blob PUT", "loupe_ingestion_accept_blob_write_seconds"),
+    ("stream append", "loupe_ingestion_accept_queue_append_seconds"),
+];
+
+/// Reads the acknowledgement histograms out of a Prometheus text exposition.
+pub fn parse(text: &str) -> Snapshot {
+    let mut snapshot = Snapshot::default();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((series, value)) = line.rsplit_once(' ') else { continue };
+        let Ok(value) = value.parse::<f64>() else { continue };
+        let (name, labels) = series.split_once('{').unwrap_or((series, ""));
+        if name == "loupe_ingestion_accepted_payloads_total" {
+            snapshot.accepted_payloads += value;
+            continue;
+        }
+        if !name.starts_with("loupe_ingestion_accept_") {
+            continue;
+        }
+        if let Some(base) = name.strip_suffix("_bucket") {
+            let Some(le) = labels.split("le=\"").nth(1).and_then(|rest| rest.split('"').next()) else {
+                continue;
+            };
+            let le = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap_or(f64::NAN) };
+            let buckets = &mut snapshot.histograms.entry(base.to_owned()).or_default().buckets;
+            match buckets.iter_mut().find(|(b, _)| *b == le) {
+                Some((_, count)) => *count += value,
+                None => {
+                    buckets.push((le, value));
+                    buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+                }
+            }
+        } else if let Some(base) = name.strip_suffix("_sum") {
+            snapshot.histograms.entry(base.to_owned()).or_default().sum += value;
+        } else if let Some(base) = name.strip_suffix("_count") {
+            snapshot.histograms.entry(base.to_owned()).or_default().count += value;
+        }
+    }
+    snapshot
+}
+
+/// Scrapes web's `/metrics` (an empty snapshot if it cannot: the figures are extra detail).
+pub async fn scrape(client: &reqwest::Client, web_url: &str) -> Snapshot {
+    match client.get(format!("{web_url}/metrics")).send().await {
+        Ok(response) => parse(&response.text().await.unwrap_or_default()),
+        Err(_) => Snapshot::default(),
+    }
+}
+
+/// The lines `ingest` prints for a phase: each stage's count, mean and bucket bounds of p50/p99.
+pub fn describe(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut lines = Vec::new();
+    let ms = |s: f64| if s.is_finite() { format!("{:.0}", s * 1000.0) } else { "∞".into() };
+    for (label, metric) in STAGES {
+        let Some(now) = after.histograms.get(metric) else { continue };
+        let stage = now.since(before.histograms.get(metric).unwrap_or(&Histogram::default()));
+        if stage.count <= 0.0 {
+            continue;
+        }
+        lines.push(format!(
+            "{label:<17} n {:.0}, mean {:.1} ms, p50 ≤ {} ms, p99 ≤ {} ms",
+            stage.count,
+            stage.sum / stage.count * 1000.0,
+            ms(stage.quantile_bound(0.5)),
+            ms(stage.quantile_bound(0.99)),
+        ));
+    }
+    let blob_writes = after.histograms.get(STAGES[1].1).map_or(0.0, |h| h.count)
+        - before.histograms.get(STAGES[1].1).map_or(0.0, |h| h.count);
+    if blob_writes > 0.0 {
+        let payloads = after.accepted_payloads - before.accepted_payloads;
+        lines.push(format!("payloads per PUT  {:.2} (group commit)", payloads / blob_writes));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    const FIRST: &str = "\
+# TYPE loupe_ingestion_accept_blob_write_seconds histogram
+loupe_ingestion_accept_blob_write_seconds_bucket{outcome=\"ok\",le=\"0.002\"} 1
+loupe_ingestion_accept_blob_write_seconds_bucket{outcome=\"ok\",le=\"0.005\"} 2
+loupe_ingestion_accept_blob_write_seconds_bucket{outcome=\"ok\",le=\"+Inf\"} 2
+loupe_ingestion_accept_blob_write_seconds_sum{outcome=\"ok\"} 0.005
+loupe_ingestion_accept_blob_write_seconds_count{outcome=\"ok\"} 2
+loupe_ingestion_accepted_payloads_total{kind=\"otlp_traces\"} 3
+";
+
+    #[test]
+    fn a_phase_is_the_difference_of_two_scrapes_summed_over_labels() {
+        let before = super::parse(FIRST);
+        let after = super::parse(&format!(
+            "{FIRST}\
+loupe_ingestion_accept_blob_write_seconds_bucket{{outcome=\"error\",le=\"0.002\"}} 0
+loupe_ingestion_accept_blob_write_seconds_bucket{{outcome=\"error\",le=\"0.005\"}} 0
+loupe_ingestion_accept_blob_write_seconds_bucket{{outcome=\"error\",le=\"+Inf\"}} 100
+loupe_ingestion_accept_blob_write_seconds_sum{{outcome=\"error\"}} 10.1
+loupe_ingestion_accept_blob_write_seconds_count{{outcome=\"error\"}} 100
+loupe_ingestion_accepted_payloads_total{{kind=\"ingestion_batch\"}} 400
+"
+        ));
+        let lines = super::describe(&before, &after);
+        assert_eq!(
+            lines,
+            vec![
+                "blob PUT          n 100, mean 101.0 ms, p50 ≤ ∞ ms, p99 ≤ ∞ ms".to_owned(),
+                "payloads per PUT  4.00 (group commit)".to_owned(),
+            ]
+        );
+        let whole = super::describe(&super::Snapshot::default(), &before);
+        assert_eq!(whole[0], "blob PUT          n 2, mean 2.5 ms, p50 ≤ 2 ms, p99 ≤ 5 ms");
+    }
+}
