@@ -230,6 +230,8 @@ write_env() {
     ch_url=$CLICKHOUSE_URL ch_user=${CLICKHOUSE_USER:-default} ch_password=${CLICKHOUSE_PASSWORD:-}
     ch_db=${CLICKHOUSE_DB:-default}
   fi
+  # One blob writer: SeaweedFS shares the machine's cores with everything else, and concurrent PUTs
+  # made each one slower than their grouping saved (deploy/local/README.md, "Acknowledgement latency").
   cat >"$ENV_FILE.tmp" <<EOF
 DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/loupe
 CLICKHOUSE_URL=$ch_url
@@ -243,6 +245,7 @@ LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT=http://127.0.0.1:$S3_PORT
 LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID=loupe
 LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY=loupe-secret
 LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE=true
+LANGFUSE_INGESTION_BLOB_WRITERS=1
 EOF
   mv "$ENV_FILE.tmp" "$ENV_FILE"
 }

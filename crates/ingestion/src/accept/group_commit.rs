@@ -59,17 +59,17 @@ const QUEUE_SECONDS: &str = "loupe_ingestion_accept_queue_append_seconds";
 pub(super) fn start(blobs: BlobStore, queue: IngestionQueue, writers: usize) -> mpsc::Sender<Submission> {
     let writers = writers.max(1);
     let (sender, receiver) = mpsc::channel(writers * MAX_PARTS);
-    tokio::spawn(run(blobs, queue, receiver, writers));
+    tokio::spawn(run(blobs, queue, receiver, Arc::new(Semaphore::new(writers))));
     sender
 }
 
+/// `writers` holds one permit per blob write allowed in flight.
 async fn run(
     blobs: BlobStore,
     queue: IngestionQueue,
     mut receiver: mpsc::Receiver<Submission>,
-    writers: usize,
+    writers: Arc<Semaphore>,
 ) {
-    let writers = Arc::new(Semaphore::new(writers));
     loop {
         // Take a writer first: while all are busy, arrivals accumulate into the next group.
         let Ok(permit) = writers.clone().acquire_owned().await else { return };
