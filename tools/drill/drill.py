@@ -65,7 +65,10 @@ class Drill:
         self.stamp = f"drill_{int(time.time())}"
         self.base_env = dict(line.split("=", 1) for line in open(args.env).read().split("\n") if "=" in line)
         self.ch_url = self.base_env["CLICKHOUSE_URL"]
-        self.web_port, self.grpc_port, self.worker_port = (int(p) for p in args.ports.split(","))
+        # The benches (`exports_bench.py`, `retention_bench.py`, `backfill_bench.py`) build a Drill
+        # without a `--ports` flag: they get the drill's defaults and move single ports themselves.
+        ports = getattr(args, "ports", "3910,4910,3930")
+        self.web_port, self.grpc_port, self.worker_port = (int(p) for p in ports.split(","))
         self.auth = AUTH
         self.web = self.worker = None
         self.acked = []
