@@ -3,7 +3,7 @@
 // docs/exports.md). The dialog follows the export's progress until it ends (its download link, or
 // why it failed).
 
-import { useMemo, useState } from "react";
+import { useState } from "react";
 
 import { describeError } from "../../api/client";
 import { useProject } from "../../app/project";
@@ -47,8 +47,7 @@ function Progress({ batch }: { batch: BatchExport }) {
 
 function ExportDialog({ state, onClose }: { state: ViewState; onClose(): void }) {
   const { api } = useProject();
-  // Stable across the view's re-renders (live mode), which would otherwise restart the poll's timer.
-  const client = useMemo(() => exportsApi(api), [api]);
+  const client = exportsApi(api);
   const [fileType, setFileType] = useState<FileType>("CSV");
   const [name, setName] = useState("");
   const [compressed, setCompressed] = useState(true);
