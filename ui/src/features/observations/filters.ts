@@ -81,7 +81,7 @@ export function operatorsOf(column: FilterColumn): readonly string[] {
   return column.operators ?? OPERATORS[column.kind];
 }
 
-/** Operators that take no value (a metadata key being there or not). */
+/** Operators that take no value (a metadata key there or not, a column empty or not). */
 export const VALUELESS = ["is set", "is not set", "is null", "is not null"];
 
 /** One filter as the view keeps it (and the URL and saved views store it). */
