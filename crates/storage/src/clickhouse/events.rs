@@ -126,7 +126,7 @@ impl Serialize for Values<'_> {
 
 impl<'a> From<&'a Event> for EventRow<'a> {
     fn from(e: &'a Event) -> Self {
-        let experiment = e.experiment.as_ref();
+        let experiment = e.experiment.as_deref();
         let text = |f: fn(&'a domain::event::Experiment) -> &'a str| experiment.map(f).unwrap_or("");
         let experiment_metadata = experiment.map_or(&NO_METADATA, |x| &x.metadata);
         let experiment_item_metadata = experiment.map_or(&NO_METADATA, |x| &x.item_metadata);
