@@ -183,7 +183,7 @@ impl<'a> From<&'a Event> for EventRow<'a> {
             experiment_item_metadata_names: Keys(experiment_item_metadata),
             experiment_item_metadata_values: Values(experiment_item_metadata),
             experiment_item_root_span_id: text(|x| &x.item_root_span_id),
-            source: &e.source,
+            source: e.source,
             service_name: &e.origin.service_name,
             service_version: &e.origin.service_version,
             scope_name: &e.origin.scope_name,
