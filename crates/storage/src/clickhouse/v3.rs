@@ -434,8 +434,10 @@ pub async fn existing(
         newest("traces", TraceRow::COLUMN_NAMES, &traces),
         newest("observations", ObservationRow::COLUMN_NAMES, &observations),
     );
-    // The nested rows are plain RowBinary tuples; the crate's schema check covers top-level
-    // columns only, so it is off for this one statement (the field order is the row's own).
+    // Each table's rows come as an array of tuples, which RowBinary encodes exactly as the rows
+    // themselves when the tuple lists the row's columns in its field order (`COLUMN_NAMES`, as
+    // above). The crate's schema check compares columns with top-level fields, so this statement
+    // goes without it.
     let client = ch.client().clone().with_validation(false);
     let query = observations.bind(traces.bind(client.query(&sql).param("project", project_id)));
     let row: StoredRows =
