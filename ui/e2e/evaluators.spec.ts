@@ -65,8 +65,13 @@ test("an owner connects a judge, creates an evaluator and a rule, and a new gene
   const rule = page.getByRole("form", { name: "Rule" });
   await rule.getByLabel("Rule name").fill(ruleName);
   await rule.getByLabel("Evaluator", { exact: true }).selectOption({ label: evaluatorName });
-  await rule.getByRole("button", { name: "Add a condition" }).click();
-  await rule.getByLabel("Value of condition 2").fill(generation);
+  // The filter builder starts on GENERATION; a second row names this spec's generation.
+  const filter = rule.getByRole("group", { name: "Filter (all conditions must match)" });
+  await expect(filter.getByRole("group", { name: "Filter 1" }).getByRole("checkbox", { name: "GENERATION" })).toBeChecked();
+  await filter.getByRole("button", { name: "+ Add filter" }).click();
+  await filter.getByLabel("Filter 2 column").selectOption("name");
+  await filter.getByLabel("Filter 2 value").fill(generation);
+  await shot(page, testInfo, "rule-filter");
   await expect(rule.getByRole("table", { name: "Variable mapping" })).toContainText("{{answer}}");
   await rule.getByRole("button", { name: "Create rule" }).click();
   await expect(page.getByRole("heading", { name: ruleName, level: 1 })).toBeVisible();

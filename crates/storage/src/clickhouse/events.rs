@@ -126,7 +126,7 @@ impl Serialize for Values<'_> {
 
 impl<'a> From<&'a Event> for EventRow<'a> {
     fn from(e: &'a Event) -> Self {
-        let experiment = e.experiment.as_ref();
+        let experiment = e.experiment.as_deref();
         let text = |f: fn(&'a domain::event::Experiment) -> &'a str| experiment.map(f).unwrap_or("");
         let experiment_metadata = experiment.map_or(&NO_METADATA, |x| &x.metadata);
         let experiment_item_metadata = experiment.map_or(&NO_METADATA, |x| &x.item_metadata);
@@ -183,7 +183,7 @@ impl<'a> From<&'a Event> for EventRow<'a> {
             experiment_item_metadata_names: Keys(experiment_item_metadata),
             experiment_item_metadata_values: Values(experiment_item_metadata),
             experiment_item_root_span_id: text(|x| &x.item_root_span_id),
-            source: &e.source,
+            source: e.source,
             service_name: &e.origin.service_name,
             service_version: &e.origin.service_version,
             scope_name: &e.origin.scope_name,

@@ -19,6 +19,7 @@ import {
   DESCRIPTION_MAX,
   describeSeconds,
   emptyChannel,
+  FILTERS_MAX,
   MEASURES,
   monitorRequest,
   NAME_MAX,
@@ -28,8 +29,8 @@ import {
   type MonitorField,
   type MonitorForm as Form,
 } from "./form";
-import { FiltersField } from "./FiltersField";
-import { rowsForView } from "./filters";
+import { FiltersField } from "../dashboards/FiltersField";
+import { rowsForView } from "../dashboards/filters";
 
 interface MonitorFormProps {
   initial: Form;
@@ -140,7 +141,15 @@ export function MonitorForm({ initial, editing, onSave, onSaved, onCancel }: Mon
         <Select label="Aggregation" value={form.aggregation} options={AGGREGATIONS} onChange={(aggregation) => set({ aggregation })} />
       </div>
       {problems.measure && <InlineError>{problems.measure}</InlineError>}
-      <FiltersField form={form} set={set} problem={problems.filters} />
+      <FiltersField
+        view={form.view}
+        filters={form.filters}
+        filtersJson={form.filtersJson}
+        set={set}
+        max={FILTERS_MAX}
+        emptyText={`No filters: all ${form.view === "observations" ? "observations" : "scores"} in the window count.`}
+        problem={problems.filters}
+      />
       <h3 className="monitor-form__title">Rule</h3>
       <div className="settings-row">
         <TextField label="Window (seconds)" inputMode="numeric" value={form.windowSeconds} hint={windowHint} error={problems.windowSeconds} onChange={(e) => set({ windowSeconds: e.target.value })} />

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fromApiFilter, toApiFilter, type ViewFilter } from "../observations/filters";
 import type { MonitorFilter } from "./api";
 import { storedMonitor } from "./fixture";
-import { builderRows, filterColumnsOf, rowFilters, rowsForView } from "./filters";
+import { builderRows, filterColumnsOf, rowFilters, rowsForView } from "../dashboards/filters";
 import { EMPTY_FORM, formOf, monitorRequest } from "./form";
 
 const monitor = (view: string, filters: MonitorFilter[]) => storedMonitor({ query: { view, measure: "count", aggregation: "count", filters } });

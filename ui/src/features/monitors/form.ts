@@ -4,8 +4,8 @@
 import { MEASURES, VIEWS } from "../dashboards/query";
 import type { Checked, Problems } from "../settings/forms";
 import type { ViewFilter } from "../observations/filters";
-import type { ChannelInput, Comparison, Monitor, MonitorFilter, MonitorRequest } from "./api";
-import { builderRows, rowFilters } from "./filters";
+import type { ChannelInput, Comparison, Monitor, MonitorRequest } from "./api";
+import { filtersState, stateFilters } from "../dashboards/filters";
 
 export const COMPARISONS: readonly Comparison[] = [">", ">=", "<", "<="];
 /** Every Metrics v2 aggregation that is one number (`histogram` is refused for monitors). */
@@ -83,22 +83,6 @@ export const EMPTY_FORM: MonitorForm = {
   channels: [],
 };
 
-/** A stored monitor's filters in the builder, or as JSON when the builder cannot show them all. */
-function filtersOf(monitor: Monitor): Pick<MonitorForm, "filters" | "filtersJson"> {
-  const rows = builderRows(monitor.query.filters, monitor.query.view);
-  return rows ? { filters: rows, filtersJson: null } : { filters: [], filtersJson: JSON.stringify(monitor.query.filters, null, 2) };
-}
-
-/** Typed filter JSON as a list of filters, or what is wrong with it. */
-export function parseFilters(json: string): MonitorFilter[] | string {
-  try {
-    const parsed: unknown = JSON.parse(json.trim() || "[]");
-    if (Array.isArray(parsed) && parsed.every((f) => f && typeof f === "object" && !Array.isArray(f))) return parsed as MonitorFilter[];
-  } catch {
-    // Said below, as for any other shape.
-  }
-  return "Filters are a JSON list of {column, operator, value, type}";
-}
 
 /** The form showing a stored monitor; its channels stay unless the person replaces them. */
 export function formOf(monitor: Monitor): MonitorForm {
@@ -108,7 +92,7 @@ export function formOf(monitor: Monitor): MonitorForm {
     view: monitor.query.view,
     measure: monitor.query.measure,
     aggregation: monitor.query.aggregation,
-    ...filtersOf(monitor),
+    ...filtersState(monitor.query.filters, monitor.query.view),
     windowSeconds: String(monitor.windowSeconds),
     comparison: monitor.comparison,
     threshold: String(monitor.threshold),
@@ -161,10 +145,8 @@ export function monitorRequest(form: MonitorForm): Checked<MonitorRequest, Monit
   if (!name || name.length > NAME_MAX) problems.name = `Enter a name of at most ${NAME_MAX} characters`;
   if (form.description.length > DESCRIPTION_MAX) problems.description = `At most ${DESCRIPTION_MAX} characters`;
   if (!(MEASURES[form.view] ?? []).includes(form.measure)) problems.measure = `Choose a measure of ${form.view}`;
-  const filters = form.filtersJson !== null ? parseFilters(form.filtersJson) : rowFilters(form.filters, form.view);
+  const filters = stateFilters(form, form.view, FILTERS_MAX);
   if (typeof filters === "string") problems.filters = filters;
-  else if (typeof filters === "number") problems.filters = `Filter ${filters} is not complete: give it a value`;
-  else if (filters.length > FILTERS_MAX) problems.filters = `At most ${FILTERS_MAX} filters`;
   const windowSeconds = wholeIn(form.windowSeconds, WINDOW_SECONDS);
   if (windowSeconds === null) problems.windowSeconds = `Whole seconds from ${WINDOW_SECONDS.min} to ${WINDOW_SECONDS.max}`;
   const intervalSeconds = wholeIn(form.intervalSeconds, INTERVAL_SECONDS);

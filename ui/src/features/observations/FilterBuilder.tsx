@@ -1,11 +1,12 @@
 // The filter builder's rows: one per filter (column, operator, key for metadata or the score name,
 // value) over a list of columns, and "+ Add filter". The Observations view's panel applies the rows
-// together; a monitor's form keeps them as its filters (over the Metrics columns of its view).
+// together; a widget's or a monitor's form keeps them as its filters (over the Metrics columns of
+// its view), an evaluation rule's as its filter (over the columns the rules API takes).
 
 import { useId, type ReactNode } from "react";
 
 import { Button } from "../../components/Button";
-import { OPERATORS, blankFilter, filterColumn, type FilterColumn, type ViewFilter } from "./filters";
+import { VALUELESS, blankFilter, filterColumn, operatorsOf, type FilterColumn, type ViewFilter } from "./filters";
 import "./FilterBuilder.css";
 
 interface FilterBuilderProps {
@@ -60,6 +61,7 @@ const PLACEHOLDERS: Partial<Record<FilterColumn["kind"], string>> = {
   number: "number",
   score: "number, or a label with =",
   tags: "tag, another tag",
+  list: "value, another value",
 };
 
 interface FilterRowProps {
@@ -116,13 +118,13 @@ function FilterRow({ index, filter, columns, scoreList, onChange, onRemove }: Fi
         value={filter.operator}
         onChange={(e) => onChange({ ...filter, operator: e.target.value })}
       >
-        {OPERATORS[column?.kind ?? "text"].map((op) => (
+        {(column ? operatorsOf(column) : []).map((op) => (
           <option key={op} value={op}>
             {op}
           </option>
         ))}
       </select>
-      {column?.kind === "options" ? (
+      {column?.kind === "null" || VALUELESS.includes(filter.operator) ? null : column?.kind === "options" ? (
         <fieldset className="filter-row__options" aria-label={`Filter ${n} values`}>
           {column.options?.map((option) => (
             <label key={option} className="check">

@@ -1,11 +1,11 @@
 // The filters a person builds in the Observations view, and how each becomes a condition of the v2
 // observations API's `filter` JSON (`[{type, column, operator, value, key?}]`, the columns of
 // crates/reads/src/observations/mod.rs), and back. The time range becomes
-// `fromStartTime`/`toStartTime`. Other filter JSON of the same shape (a monitor's Metrics filters)
-// is built from its own list of columns.
+// `fromStartTime`/`toStartTime`. Other filter JSON of the same shape (a widget's or a monitor's
+// Metrics filters, an evaluation rule's filter) is built from its own list of columns.
 
 /** How a column is filtered; decides the operators offered and the `type` sent. */
-export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool" | "score" | "tags";
+export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool" | "score" | "tags" | "list" | "null";
 
 export interface FilterColumn {
   /** The API's column name. */
@@ -14,6 +14,9 @@ export interface FilterColumn {
   kind: FilterKind;
   /** For `options`. */
   options?: readonly string[];
+  /** This column's operators when they are not its kind's (an evaluation rule's metadata takes
+   * `is set`, its booleans `<>`). */
+  operators?: readonly string[];
 }
 
 export const OBSERVATION_TYPES = [
@@ -67,7 +70,19 @@ export const OPERATORS: Record<FilterKind, readonly string[]> = {
   score: [">=", "<=", "=", ">", "<", "<>"],
   // An array column (Metrics' `tags`): the values typed comma-separated.
   tags: ["any of", "all of", "none of"],
+  // A text column matched against a list of values typed comma-separated (`stringOptions`).
+  list: ["any of", "none of"],
+  // Whether the column has a value at all; no value is typed.
+  null: ["is null", "is not null"],
 };
+
+/** The operators offered on a column. */
+export function operatorsOf(column: FilterColumn): readonly string[] {
+  return column.operators ?? OPERATORS[column.kind];
+}
+
+/** Operators that take no value (a metadata key there or not, a column empty or not). */
+export const VALUELESS = ["is set", "is not set", "is null", "is not null"];
 
 /** One filter as the view keeps it (and the URL and saved views store it). */
 export interface ViewFilter {
@@ -94,8 +109,9 @@ export function filterColumn(id: string, columns: readonly FilterColumn[] = FILT
 
 /** A new filter on `column` with its first operator and an empty value. */
 export function blankFilter(column: string, columns: readonly FilterColumn[] = FILTER_COLUMNS): ViewFilter {
-  const kind = filterColumn(column, columns)?.kind ?? "text";
-  const operator = OPERATORS[kind][0] ?? "=";
+  const found = filterColumn(column, columns);
+  const kind = found?.kind ?? "text";
+  const operator = (found ? operatorsOf(found) : OPERATORS.text)[0] ?? "=";
   if (kind === "options") return { column, operator, value: [] };
   if (kind === "bool") return { column, operator, value: "true" };
   if (kind === "metadata" || kind === "score") return { column, operator, value: "", key: "" };
@@ -106,7 +122,7 @@ export function blankFilter(column: string, columns: readonly FilterColumn[] = F
  * is not one): such a filter is shown but not sent. */
 export function toApiFilter(filter: ViewFilter, columns: readonly FilterColumn[] = FILTER_COLUMNS): ApiFilter | null {
   const column = filterColumn(filter.column, columns);
-  if (!column || !OPERATORS[column.kind].includes(filter.operator)) return null;
+  if (!column || !operatorsOf(column).includes(filter.operator)) return null;
   const text = typeof filter.value === "string" ? filter.value : "";
   switch (column.kind) {
     case "options": {
@@ -120,11 +136,14 @@ export function toApiFilter(filter: ViewFilter, columns: readonly FilterColumn[]
         : null;
     }
     case "bool":
-      return { type: "boolean", column: column.id, operator: "=", value: text !== "false" };
+      return { type: "boolean", column: column.id, operator: filter.operator, value: text !== "false" };
     case "metadata": {
       const key = filter.key?.trim() ?? "";
-      return key && text ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: text } : null;
+      const valueless = VALUELESS.includes(filter.operator);
+      return key && (text || valueless) ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: valueless ? "" : text } : null;
     }
+    case "null":
+      return { type: "null", column: column.id, operator: filter.operator, value: "" };
     case "score": {
       // A number compares a numeric or boolean score's value; any other text is a categorical or
       // boolean value (`good`, `True`), which only `=` can match.
@@ -135,9 +154,11 @@ export function toApiFilter(filter: ViewFilter, columns: readonly FilterColumn[]
       if (Number.isFinite(value)) return { type: "numberObject", column: "scores", operator: filter.operator, key, value };
       return filter.operator === "=" ? { type: "stringObject", column: "scores", operator: "=", key, value: raw } : null;
     }
-    case "tags": {
+    case "tags":
+    case "list": {
       const values = text.split(",").map((v) => v.trim()).filter(Boolean);
-      return values.length ? { type: "arrayOptions", column: column.id, operator: filter.operator, value: values } : null;
+      const type = column.kind === "tags" ? "arrayOptions" : "stringOptions";
+      return values.length ? { type, column: column.id, operator: filter.operator, value: values } : null;
     }
     case "text":
     case "io":
@@ -158,7 +179,7 @@ export function fromApiFilter(api: ApiFilter, columns: readonly FilterColumn[] =
   const column = filterColumn(api.column, columns);
   if (!column) return null;
   const { type, operator, value } = api;
-  const offered = OPERATORS[column.kind].includes(operator);
+  const offered = operatorsOf(column).includes(operator);
   const id = column.id;
   switch (column.kind) {
     case "options": {
@@ -167,13 +188,22 @@ export function fromApiFilter(api: ApiFilter, columns: readonly FilterColumn[] =
       return type === "stringOptions" && offered && isStrings(value) && value.length > 0 && value.every(known) ? { column: id, operator, value: [...value] } : null;
     }
     case "tags":
-      return type === "arrayOptions" && offered && isStrings(value) && value.length > 0 ? { column: id, operator, value: value.join(", ") } : null;
+    case "list": {
+      const expected = column.kind === "tags" ? "arrayOptions" : "stringOptions";
+      // An empty or comma-holding value would not read back the same from the typed text.
+      const typeable = isStrings(value) && value.length > 0 && value.every((v) => v.trim() === v && v !== "" && !v.includes(","));
+      return type === expected && offered && typeable ? { column: id, operator, value: value.join(", ") } : null;
+    }
+    case "null":
+      return type === "null" && offered ? { column: id, operator, value: "" } : null;
     case "number":
       return type === "number" && offered && typeof value === "number" ? { column: id, operator, value: String(value) } : null;
     case "bool":
       return type === "boolean" && offered && typeof value === "boolean" ? { column: id, operator, value: String(value) } : null;
     case "metadata":
-      return type === "stringObject" && offered && api.key && typeof value === "string" && value ? { column: id, operator, key: api.key, value } : null;
+      if (type !== "stringObject" || !offered || !api.key) return null;
+      if (VALUELESS.includes(operator)) return { column: id, operator, key: api.key, value: "" };
+      return typeof value === "string" && value ? { column: id, operator, key: api.key, value } : null;
     case "score":
       if (!offered || !api.key) return null;
       if (type === "numberObject" && typeof value === "number") return { column: id, operator, key: api.key, value: String(value) };

@@ -1,41 +1,47 @@
-// A monitor's filters: the Observations view's filter builder over the Metrics columns of the
-// monitor's view, or the filter JSON for what the builder cannot express (a stored monitor with
-// such a filter opens as JSON; "Use the filter builder" goes back when every filter fits it).
+// The filters of a Metrics v2 query (a widget's, a monitor's): the Observations view's filter
+// builder over the columns of the query's view, or the filter JSON for what the builder cannot
+// express (stored filters with such a condition open as JSON; "Use the filter builder" goes back
+// when every filter fits it).
 
-import { useState } from "react";
+import { useId, useState } from "react";
 
 import { Button } from "../../components/Button";
 import { FilterBuilder } from "../observations/FilterBuilder";
 import { toApiFilters } from "../observations/filters";
-import { FILTERS_MAX, parseFilters, type MonitorForm } from "./form";
-import { builderRows, filterColumnsOf } from "./filters";
+import { builderRows, filterColumnsOf, parseFilters, type FiltersState } from "./filters";
+import "./FiltersField.css";
 
-interface FiltersFieldProps {
-  form: MonitorForm;
-  set(patch: Partial<MonitorForm>): void;
-  problem?: string;
+interface FiltersFieldProps extends FiltersState {
+  view: string;
+  set(patch: Partial<FiltersState>): void;
+  /** The most filters the server takes. */
+  max: number;
+  /** What no filter means. */
+  emptyText: string;
+  problem?: string | undefined;
 }
 
-export function FiltersField({ form, set, problem }: FiltersFieldProps) {
+export function FiltersField({ view, filters, filtersJson, set, max, emptyText, problem }: FiltersFieldProps) {
   const [note, setNote] = useState<string | null>(null);
-  const columns = filterColumnsOf(form.view);
-  if (form.filtersJson === null) {
+  const id = useId();
+  const columns = filterColumnsOf(view);
+  if (filtersJson === null) {
     return (
       <div className="field">
-        <span className="field__label" id="monitor-filters-label">
+        <span className="field__label" id={`${id}-label`}>
           Filters
         </span>
-        <div className="filter-panel" role="group" aria-labelledby="monitor-filters-label">
+        <div className="filter-panel" role="group" aria-labelledby={`${id}-label`}>
           <FilterBuilder
             columns={columns}
-            filters={form.filters}
-            onChange={(filters) => set({ filters })}
-            max={FILTERS_MAX}
-            emptyText={`No filters: all ${form.view === "observations" ? "observations" : "scores"} in the window count.`}
+            filters={filters}
+            onChange={(next) => set({ filters: next })}
+            max={max}
+            emptyText={emptyText}
             actions={
               <>
                 <span className="shell__spacer" />
-                <Button size="sm" variant="ghost" onClick={() => set({ filtersJson: JSON.stringify(toApiFilters(form.filters, columns), null, 2) })}>
+                <Button size="sm" variant="ghost" onClick={() => set({ filtersJson: JSON.stringify(toApiFilters(filters, columns), null, 2) })}>
                   Edit as JSON
                 </Button>
               </>
@@ -47,8 +53,8 @@ export function FiltersField({ form, set, problem }: FiltersFieldProps) {
     );
   }
   const toBuilder = () => {
-    const parsed = parseFilters(form.filtersJson ?? "");
-    const rows = typeof parsed === "string" ? null : builderRows(parsed, form.view);
+    const parsed = parseFilters(filtersJson);
+    const rows = typeof parsed === "string" ? null : builderRows(parsed, view);
     if (rows) {
       setNote(null);
       set({ filters: rows, filtersJson: null });
@@ -58,15 +64,15 @@ export function FiltersField({ form, set, problem }: FiltersFieldProps) {
   };
   return (
     <div className="field">
-      <label className="field__label" htmlFor="monitor-filters">
+      <label className="field__label" htmlFor={`${id}-json`}>
         Filters (JSON)
       </label>
       <textarea
-        id="monitor-filters"
-        className="field__input monitor-form__filters"
+        id={`${id}-json`}
+        className="field__input filters-json"
         rows={4}
         maxLength={20_000}
-        value={form.filtersJson}
+        value={filtersJson}
         aria-invalid={problem ? true : undefined}
         onChange={(e) => set({ filtersJson: e.target.value })}
       />
