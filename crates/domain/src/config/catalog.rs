@@ -119,7 +119,7 @@ pub const SETTINGS: &[Setting] = &[
     s(Ingestion, "LANGFUSE_INGESTION_MAX_BODY_BYTES", "16777216", "Largest accepted request body (after gzip decompression for OTLP); larger requests get 413."),
     s(Ingestion, "LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES", "67108864", "Web: most bytes of resource attributes one OTLP export may have copied into its spans (each resource's encoded attributes times its spans, summed); a larger export gets 400."),
     s(Ingestion, "LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", "50000", "Accepted payloads waiting for the worker beyond which web answers 503 with Retry-After instead of growing the backlog without bound."),
-    s(Ingestion, "LANGFUSE_INGESTION_BATCH_MAX_ROWS", "20000", "Worker: rows collected before a ClickHouse insert is sent."),
+    s(Ingestion, "LANGFUSE_INGESTION_BATCH_MAX_ROWS", "50000", "Worker: rows collected before a ClickHouse insert is sent. Fewer, larger inserts leave ClickHouse fewer parts to merge; a batch only grows this large while a backlog waits."),
     s(Ingestion, "LANGFUSE_INGESTION_BATCH_MAX_BYTES", "67108864", "Worker: payload bytes (as accepted, after decompression) collected before a ClickHouse insert is sent, so a batch of large payloads stays bounded in memory."),
     s(Ingestion, "LANGFUSE_INGESTION_MAX_ATTEMPTS", "5", "Worker: deliveries of one payload (a crash or a transient failure while processing it counts) before it goes to the dead-letter store instead of being processed again."),
     s(Ingestion, "LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "1000", "Worker: the longest a batch keeps collecting while payloads keep arriving. A batch is inserted as soon as the queue is drained, so this bounds a row's wait only under sustained load."),
