@@ -1,5 +1,6 @@
 //! The evaluation engine's lifecycle against the loopback LLM stub: a deleted LLM connection
-//! pauses its evaluators (and the rules that only run them) until one exists again; legacy-SDK
+//! pauses its evaluators (and the rules that only run them) until one exists again, and those on
+//! the project's default model while no connection has a custom model; legacy-SDK
 //! generations in `dual` are judged once propagation brings them into the events; a rule's delay;
 //! a provider that never answers; two workers racing for the same executions.
 
@@ -85,6 +86,75 @@ async fn deleting_a_connection_pauses_its_evaluators_until_one_is_saved_again() 
     assert_eq!(shown["status"], "active", "{shown}");
     let found = until(&pool, &live, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
     assert_eq!((found[0].status.as_str(), found[0].attempts), ("completed", 1), "{found:?}");
+}
+
+#[tokio::test]
+async fn evaluators_on_the_default_model_pause_while_no_connection_has_a_custom_model() {
+    let stub = LlmStub::start().await;
+    stub.set_default(StubReply::json(json!({"score": 1, "reasoning": "Good"})));
+    let (api, worker) = start(&[]).await;
+    let pool = api.stack.pg.pool().await;
+    connect(&api, &stub).await;
+    // A connection without custom models cannot serve the default model, so it keeps nothing going.
+    let plain = json!({"provider": "plain", "adapter": "openai", "secretKey": "sk-test",
+                       "baseURL": stub.openai_base_url()});
+    let (status, body) = api.send(Method::PUT, "/api/public/llm-connections", Some(&plain)).await;
+    assert_eq!(status, 201, "{body}");
+    let body = json!({"type": "llm_as_judge", "name": "Default", "prompt": "Rate {{output}}",
+                      "outputDefinition": {"dataType": "NUMERIC"}});
+    let (status, created) = api.send(Method::POST, "/api/public/v2/evaluators", Some(&body)).await;
+    assert_eq!(status, 200, "{created}");
+    let judge = created["id"].as_str().unwrap().to_owned();
+    let live = rule(
+        &api,
+        json!({"name": "default", "enabled": true, "filter": only(&["judge-by-default"]),
+               "evaluatorAssignments": [{"evaluatorId": judge}]}),
+    )
+    .await;
+
+    let connections = get(&api, "/api/public/llm-connections").await;
+    let data = connections["data"].as_array().unwrap();
+    let stub_connection = data.iter().find(|c| c["provider"] == "stub").unwrap()["id"].as_str().unwrap();
+    let (status, body) =
+        api.send(Method::DELETE, &format!("/api/public/llm-connections/{stub_connection}"), None).await;
+    assert_eq!(status, 200, "{body}");
+    let paused = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
+    assert_eq!(
+        (&paused["status"], &paused["pausedReason"]),
+        (&json!("paused"), &json!("llm_connection_deleted")),
+        "{paused}"
+    );
+    assert!(paused["pausedMessage"].as_str().unwrap().contains("customModels"), "{paused}");
+    let shown = get(&api, &format!("/api/public/v2/evaluation-rules/{live}")).await;
+    assert_eq!(shown["status"], "paused", "{shown}");
+    // Saving the connection that has no custom model changes nothing.
+    let (status, body) = api.send(Method::PUT, "/api/public/llm-connections", Some(&plain)).await;
+    assert_eq!(status, 200, "{body}");
+    let still = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
+    assert_eq!(still["status"], "paused", "{still}");
+
+    // A matching span while paused waits uncalled instead of ending in error.
+    send_spans(&api, "8bf92f3577b34da6a3ce929d0e0e4736", &[("00000000000000d1", "judge-by-default", "q")])
+        .await;
+    until(&pool, &live, Duration::from_secs(60), &worker, |f| f.len() == 1).await;
+    let due_since = Instant::now();
+    while due_since.elapsed() < Duration::from_secs(3) {
+        let found = executions(&pool, &live).await;
+        assert_eq!((found[0].status.as_str(), found[0].attempts), ("pending", 0), "{found:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(stub.requests().is_empty(), "a paused evaluator called a provider");
+
+    // A connection with a custom model again: resumed, and judged by that model.
+    connect(&api, &stub).await;
+    let resumed = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
+    assert_eq!((&resumed["status"], &resumed["pausedReason"]), (&json!("active"), &Value::Null), "{resumed}");
+    let found = until(&pool, &live, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
+    assert_eq!((found[0].status.as_str(), found[0].attempts), ("completed", 1), "{found:?}");
+    assert!(
+        stub.requests().iter().all(|r| r.body["model"] == "judge-default"),
+        "the default model was asked"
+    );
 }
 
 /// Runs the propagation job's copy now (the deployment waits at least 4 minutes for a partition

@@ -3,6 +3,11 @@
 //! because the worker inserts as soon as the queue is drained. The second span arrives after the
 //! first was stored, when the project's stream has left the active set: it must wake the idle
 //! worker's blocked read. (How fast is measured by `just bench freshness`, not asserted here.)
+//!
+//! What sets the speed on an engine that runs one statement at a time is counted instead: each
+//! span's flush reads what it merges onto in one statement (not one per table), and the v1 trace
+//! costs web three statements (trace, then its observations with latency and cost beside its
+//! scores), a score by id one.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::api::basic;
 use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
+use crate::prometheus::scrape;
 
 #[tokio::test]
 async fn spans_and_scores_are_readable_without_waiting_for_a_timer() {
@@ -65,7 +71,25 @@ async fn spans_and_scores_are_readable_without_waiting_for_a_timer() {
         ] {
             visible(&url, &key, &worker).await;
         }
+
+        // One merge read per span flush; the score's own flush (if it had one) merges nothing.
+        let merge_reads = scrape(&worker).await.value("loupe_ingestion_merge_reads_total", &[]);
+        assert_eq!(merge_reads, (n + 1) as f64, "one statement per flush for traces and observations");
+        for (url, statements) in [
+            (format!("{base}/api/public/traces/{trace}"), 3.0),
+            (format!("{base}/api/public/v2/scores/{score}"), 1.0),
+        ] {
+            let before = reads(&web).await;
+            let response = http().get(&url).header("Authorization", &key).send().await.unwrap();
+            assert_eq!(response.status(), 200, "{url}");
+            assert_eq!(reads(&web).await - before, statements, "statements sent for {url}");
+        }
     }
+}
+
+/// ClickHouse reads web has sent so far.
+async fn reads(web: &App) -> f64 {
+    scrape(web).await.value("loupe_clickhouse_statements_total", &[("work", "read")])
 }
 
 /// Polls a read until it shows something, for at most 30 s (far below the collecting time).

@@ -13,7 +13,7 @@ use crate::apps::{App, PUBLIC_KEY, SECRET_KEY, Stack, free_port, http};
 
 const GRPC_ROUTE: &str = "grpc:/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 
-async fn scrape(app: &App) -> Samples {
+pub(crate) async fn scrape(app: &App) -> Samples {
     let response = http().get(format!("{}/metrics", app.base_url)).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();

@@ -156,6 +156,8 @@ async fn legacy_reads_serve_the_v3_tables_with_filters_pages_and_newest_versions
     assert_eq!(trace["input"], json!({"q": "hi"}));
     assert_eq!(trace["observations"].as_array().unwrap().len(), 2);
     assert_eq!(trace["scores"].as_array().unwrap().len(), 2);
+    // Its latency and cost are worked out beside its observations, as the list works them out.
+    assert_eq!((&trace["totalCost"], &trace["latency"]), (&listed["totalCost"], &listed["latency"]));
     let (status, body) = app.get("/api/public/traces/nope").await;
     assert_eq!(
         (status, body["message"].as_str()),

@@ -65,7 +65,10 @@ class Drill:
         self.stamp = f"drill_{int(time.time())}"
         self.base_env = dict(line.split("=", 1) for line in open(args.env).read().split("\n") if "=" in line)
         self.ch_url = self.base_env["CLICKHOUSE_URL"]
-        self.web_port, self.grpc_port, self.worker_port = (int(p) for p in args.ports.split(","))
+        # The benches (`exports_bench.py`, `retention_bench.py`, `backfill_bench.py`) build a Drill
+        # without a `--ports` flag: they get the drill's defaults and move single ports themselves.
+        ports = getattr(args, "ports", "3910,4910,3930")
+        self.web_port, self.grpc_port, self.worker_port = (int(p) for p in ports.split(","))
         self.auth = AUTH
         self.web = self.worker = None
         self.acked = []
@@ -87,22 +90,30 @@ class Drill:
             "DATABASE_URL": f"{server}/{self.stamp}",
             "CLICKHOUSE_DB": self.stamp,
             "LANGFUSE_REDIS_KEY_PREFIX": f"{self.stamp}:",
-            "LANGFUSE_S3_EVENT_UPLOAD_PREFIX": f"{self.stamp}/",
-            "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
-            "LANGFUSE_OTEL_GRPC_PORT": str(self.grpc_port),
             "LANGFUSE_INIT_ORG_ID": "drill-org",
             "LANGFUSE_INIT_PROJECT_ID": "drill",
             "LANGFUSE_INIT_PROJECT_PUBLIC_KEY": PUBLIC_KEY,
             "LANGFUSE_INIT_PROJECT_SECRET_KEY": SECRET_KEY,
+            **self.process_settings(salt="drill-salt"),
+        })
+
+    def process_settings(self, salt):
+        """What every web and worker of a drill gets beside its databases (`takeover.py` too): blobs
+        under the run's prefix, loopback, the drill's gRPC port and admin key, quiet logs, and the
+        small chunks and short intervals that let a drill watch a backfill and propagation within minutes."""
+        return {
+            "LANGFUSE_S3_EVENT_UPLOAD_PREFIX": f"{self.stamp}/",
+            "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
+            "LANGFUSE_OTEL_GRPC_PORT": str(self.grpc_port),
             "ADMIN_API_KEY": ADMIN_KEY,
-            "SALT": "drill-salt",
+            "SALT": salt,
             "LANGFUSE_LOG_LEVEL": "warn",
             "LANGFUSE_BACKFILL_CHUNK_ROWS": str(self.args.chunk_rows),
             "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES": "20",
             "LANGFUSE_EXPERIMENT_EVENT_PROPAGATION_PARTITION_DELAY_MINUTES": "4",
             "LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS": "5",
             "LANGFUSE_INGESTION_FLUSH_INTERVAL_MS": "200",
-        })
+        }
 
     # --- processes ---
     def start(self, name, mode, extra=None):

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-from drill import ADMIN_KEY, Drill, http, log, wait_for
+from drill import Drill, http, log, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "langfuse-v3")
@@ -76,18 +76,8 @@ class Takeover(Drill):
         prefix = self.env.get("LANGFUSE_REDIS_KEY_PREFIX", "")
         self.env.update({
             "LANGFUSE_REDIS_KEY_PREFIX": f"{prefix}{self.stamp}:",
-            "LANGFUSE_S3_EVENT_UPLOAD_PREFIX": f"{self.stamp}/",
-            "LANGFUSE_LISTEN_ADDRESS": "127.0.0.1",
-            "LANGFUSE_OTEL_GRPC_PORT": str(self.grpc_port),
-            "ADMIN_API_KEY": ADMIN_KEY,
             # Loupe's own salt, not v3's: imported keys verify by their bcrypt hash (docs/takeover.md).
-            "SALT": "loupe-takeover-salt",
-            "LANGFUSE_LOG_LEVEL": "warn",
-            "LANGFUSE_BACKFILL_CHUNK_ROWS": str(self.args.chunk_rows),
-            "LANGFUSE_BACKFILL_EXPERIMENT_BATCH_TRACES": "20",
-            "LANGFUSE_EXPERIMENT_EVENT_PROPAGATION_PARTITION_DELAY_MINUTES": "4",
-            "LANGFUSE_EVENT_PROPAGATION_INTERVAL_SECONDS": "5",
-            "LANGFUSE_INGESTION_FLUSH_INTERVAL_MS": "200",
+            **self.process_settings(salt="loupe-takeover-salt"),
         })
         # The v3 stand-in: its own PostgreSQL database and queue, bootstrapped with v3's project and key.
         self.standin = {

@@ -3,6 +3,19 @@ with and without events_full's skip indexes and the events_core materialized vie
 the ingestion benchmark runs into on one machine.
 
 Usage (from the repo root): .local/venv/bin/python tools/loadgen/engine_bench.py
+
+What the first figure (the issue's ceiling) leaves out, compared with what `loupe-bench ingest` makes
+the same engine do (measured 2026-11-26 on the test stack, per-thread CPU of the front's process):
+* Merges. It times one INSERT of 20,000 rows into empty tables: one part each, nothing to merge. A
+  sustained ingest writes one part per insert into events_full and events_core, and chdb merges them
+  in the background on the same two cores: 7.1-8.4 CPU s of the front's 18.6-20.4 over 300,000 spans
+  with 20,000-row inserts (3.2 s with 50,000-row inserts), as much as the inserts themselves.
+* Parsing. Its rows come from a Memory table by INSERT ... SELECT; Loupe's come as RowBinary over
+  HTTP, which the engine parses (the same 20,600 captured rows: 0.54 s by INSERT ... SELECT from
+  memory, 0.60-0.70 s streamed as RowBinary).
+* Its rows are synthetic (about 1.1 KB each), Loupe's benchmark rows about 1.5 KB of RowBinary.
+* It runs alone; the ingest benchmark shares the two cores with web, worker, SeaweedFS and Redis.
+So the ratio compares a sustained rate, merges included, with a burst that pays none of them.
 """
 import pathlib
 import tempfile

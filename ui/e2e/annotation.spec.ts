@@ -5,8 +5,8 @@
 import { request as http } from "@playwright/test";
 
 import { basicAuth, hex, sendSpans as send, waitStored as stored } from "./otlp";
-import { PASSWORD } from "./people";
-import { expect, freshEmail, loupe, shot, signIn, test } from "./support";
+import { newViewer, PASSWORD } from "./people";
+import { expect, loupe, shot, signIn, test } from "./support";
 
 test.beforeEach(async ({ page }) => {
   await page.goto("/sign-in");
@@ -129,16 +129,8 @@ test("a viewer sees the queues and their progress but cannot change or work them
   });
   expect(queue.ok(), await queue.text()).toBe(true);
   const queueId = ((await queue.json()) as { id: string }).id;
-  const me = (await (await owner.get("/api/ui/me")).json()) as { organizations: { id: string; projects: { id: string }[] }[] };
-  const organization = me.organizations.find((o) => o.projects.some((p) => p.id === loupe.projectId));
-  const email = freshEmail("viewer");
-  const viewer = await http.newContext({ baseURL: baseURL as string });
-  const signedUp = await viewer.post("/api/ui/auth/sign-up", { data: { email, password: PASSWORD, name: "Vera Viewer" } });
-  expect(signedUp.status()).toBe(201);
-  const viewerId = ((await signedUp.json()) as { user: { id: string } }).user.id;
-  const member = await owner.put(`/api/ui/organizations/${organization?.id}/members`, { headers: csrf, data: { userId: viewerId, role: "VIEWER" } });
-  expect(member.ok(), await member.text()).toBe(true);
-  await Promise.all([owner.dispose(), viewer.dispose()]);
+  const email = await newViewer(owner, "viewer", baseURL as string, loupe.projectId);
+  await owner.dispose();
 
   await page.context().clearCookies();
   await page.goto("/sign-in");

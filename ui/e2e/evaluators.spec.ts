@@ -5,11 +5,9 @@
 // completion, and sees a code evaluator refused with the server's 501 message. A VIEWER then sees
 // the pages without a button that changes them, and the server refuses their writes.
 
-import { request as http } from "@playwright/test";
-
 import { hex, sendSpans, waitStored } from "./otlp";
-import { PASSWORD } from "./people";
-import { env, expect, freshEmail, loupe, shot, signIn, test } from "./support";
+import { newViewer, PASSWORD } from "./people";
+import { env, expect, loupe, shot, signIn, test } from "./support";
 
 test.describe.configure({ mode: "serial" });
 const run = hex(6);
@@ -67,8 +65,13 @@ test("an owner connects a judge, creates an evaluator and a rule, and a new gene
   const rule = page.getByRole("form", { name: "Rule" });
   await rule.getByLabel("Rule name").fill(ruleName);
   await rule.getByLabel("Evaluator", { exact: true }).selectOption({ label: evaluatorName });
-  await rule.getByRole("button", { name: "Add a condition" }).click();
-  await rule.getByLabel("Value of condition 2").fill(generation);
+  // The filter builder starts on GENERATION; a second row names this spec's generation.
+  const filter = rule.getByRole("group", { name: "Filter (all conditions must match)" });
+  await expect(filter.getByRole("group", { name: "Filter 1" }).getByRole("checkbox", { name: "GENERATION" })).toBeChecked();
+  await filter.getByRole("button", { name: "+ Add filter" }).click();
+  await filter.getByLabel("Filter 2 column").selectOption("name");
+  await filter.getByLabel("Filter 2 value").fill(generation);
+  await shot(page, testInfo, "rule-filter");
   await expect(rule.getByRole("table", { name: "Variable mapping" })).toContainText("{{answer}}");
   await rule.getByRole("button", { name: "Create rule" }).click();
   await expect(page.getByRole("heading", { name: ruleName, level: 1 })).toBeVisible();
@@ -131,22 +134,10 @@ test("an owner connects a judge, creates an evaluator and a rule, and a new gene
 test("a VIEWER reads evaluators, rules and connections without a button that changes them; the server refuses their writes", async ({ page, baseURL }, testInfo) => {
   test.setTimeout(90_000);
   expect(ruleUrl, "the first test made a rule").not.toBe("");
-  const email = freshEmail("eval-viewer");
-  const signUp = await http.newContext({ baseURL: baseURL! });
-  const created = await signUp.post("/api/ui/auth/sign-up", { data: { email, password: PASSWORD, name: "Vic" } });
-  expect(created.status()).toBe(201);
-  const viewerId: string = (await created.json()).user.id;
-  await signUp.dispose();
   await page.goto("/sign-in");
   await signIn(page, loupe.email, loupe.password);
   await expect(page).toHaveURL(`/project/${loupe.projectId}/observations`);
-  const owner = await (await page.request.get("/api/ui/me")).json();
-  const organization = owner.organizations.find((o: { projects: { id: string }[] }) => o.projects.some((p) => p.id === loupe.projectId));
-  const membership = await page.request.put(`/api/ui/organizations/${organization.id}/members`, {
-    headers: { "X-CSRF-Token": owner.csrfToken },
-    data: { userId: viewerId, role: "VIEWER" },
-  });
-  expect(membership.status(), await membership.text()).toBe(200);
+  const email = await newViewer(page, "eval-viewer", baseURL!, loupe.projectId);
 
   await page.context().clearCookies();
   await page.goto("/sign-in");

@@ -1,7 +1,8 @@
 // Exports and retention in the browser: a batch export of a filtered Observations view runs to
 // completion and its download link serves the rows; an owner sets up the scheduled export to a bucket
-// (the stack's S3-compatible store) and sees it saved with its status; sets and clears the project's
-// retention. A VIEWER sees none of the buttons that change them, and the server refuses anyway.
+// (the stack's S3-compatible store) and sees it saved, its status followed live until the first run
+// is done; sets and clears the project's retention. A VIEWER sees none of the buttons that change
+// them, and the server refuses anyway.
 
 import { gunzipSync } from "node:zlib";
 
@@ -73,6 +74,9 @@ test("an owner sets up the scheduled export and the retention; a VIEWER only rea
   await expect(exportsSection.getByRole("status").filter({ hasText: "Saved" })).toBeVisible({ timeout: 30_000 });
   await expect(exportsSection.getByLabel("Export status")).toBeVisible();
   await shot(page, testInfo, "export-saved");
+  // A new export is due at once; its status follows the worker's run live, with no reload, to its end.
+  await expect(exportsSection.getByLabel("Export status")).toContainText("Up to date", { timeout: 90_000 });
+  await shot(page, testInfo, "export-up-to-date");
 
   // Read back after a reload: the settings, not the secret.
   await page.reload();

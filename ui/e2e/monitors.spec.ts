@@ -49,12 +49,13 @@ test("a monitor over errors sent over OTLP alerts and delivers a signed webhook;
     await page.getByRole("button", { name: "New monitor" }).click();
     const form = page.getByRole("form", { name: "New monitor" });
     await form.getByLabel("Name").fill(name);
-    await form.getByLabel("Filters (JSON)").fill(
-      JSON.stringify([
-        { column: "level", operator: "=", value: "ERROR", type: "string" },
-        { column: "name", operator: "=", value: spanName, type: "string" },
-      ]),
-    );
+    // The filters in the Observations view's filter builder: level any of ERROR, name = the span's.
+    const filters = form.getByRole("group", { name: "Filters" });
+    await filters.getByRole("button", { name: "+ Add filter" }).click();
+    await filters.getByLabel("Filter 1 column").selectOption("level");
+    await filters.getByRole("group", { name: "Filter 1" }).getByRole("checkbox", { name: "ERROR" }).check();
+    await filters.getByRole("button", { name: "+ Add filter" }).click();
+    await filters.getByLabel("Filter 2 value").fill(spanName);
     await form.getByLabel("Comparison").selectOption(">=");
     await form.getByLabel("Threshold").fill("2");
     await form.getByLabel("Evaluate every (seconds)").fill("3600");
@@ -114,6 +115,13 @@ test("a monitor over errors sent over OTLP alerts and delivers a signed webhook;
     await expect(heading).not.toContainText("muted");
     await page.getByRole("button", { name: "Edit" }).click();
     const edit = page.getByRole("form", { name: `Edit ${name}` });
+    // The stored filters come back into the builder.
+    const stored = edit.getByRole("group", { name: "Filters" });
+    await expect(stored.getByLabel("Filter 1 column")).toHaveValue("level");
+    await expect(stored.getByRole("group", { name: "Filter 1" }).getByRole("checkbox", { name: "ERROR" })).toBeChecked();
+    await expect(stored.getByLabel("Filter 2 column")).toHaveValue("name");
+    await expect(stored.getByLabel("Filter 2 value")).toHaveValue(spanName);
+    await shot(page, testInfo, "edit-filters");
     await edit.getByLabel("Threshold").fill("5");
     await edit.getByRole("button", { name: "Save monitor" }).click();
     await expect(edit).toHaveCount(0);

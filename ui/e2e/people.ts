@@ -1,7 +1,7 @@
-// People the admin specs sign up, each in a browser context of their own so the spec's page keeps
+// People the specs sign up, each in a browser context of their own so the spec's page keeps
 // its session.
 
-import { request as http, type Page } from "@playwright/test";
+import { request as http, type APIRequestContext, type Page } from "@playwright/test";
 
 import { expect, freshEmail } from "./support";
 
@@ -18,17 +18,18 @@ export async function someoneNew(label: string, baseURL: string): Promise<string
 }
 
 /** Signs someone new up and makes them a VIEWER of the bootstrap project's organization (as the
- * signed-in owner of `owner`); returns their address. */
-export async function newViewer(owner: Page, label: string, baseURL: string, projectId: string): Promise<string> {
+ * owner signed in on `owner`: a page, or a request context of its own); returns their address. */
+export async function newViewer(owner: Page | APIRequestContext, label: string, baseURL: string, projectId: string): Promise<string> {
+  const requests = "request" in owner ? owner.request : owner;
   const email = freshEmail(label);
   const context = await http.newContext({ baseURL });
   const created = await context.post("/api/ui/auth/sign-up", { data: { email, password: PASSWORD, name: "Vera" } });
   expect(created.status()).toBe(201);
   const viewerId: string = (await created.json()).user.id;
   await context.dispose();
-  const me = await (await owner.request.get("/api/ui/me")).json();
+  const me = await (await requests.get("/api/ui/me")).json();
   const organization = me.organizations.find((o: { projects: { id: string }[] }) => o.projects.some((p) => p.id === projectId));
-  const membership = await owner.request.put(`/api/ui/organizations/${organization.id}/members`, {
+  const membership = await requests.put(`/api/ui/organizations/${organization.id}/members`, {
     headers: { "X-CSRF-Token": me.csrfToken },
     data: { userId: viewerId, role: "VIEWER" },
   });

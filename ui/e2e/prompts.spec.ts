@@ -2,10 +2,10 @@
 // second version, the diff of the two, the production label moved; a chat prompt in a folder that
 // references another prompt, resolved and raw; and a VIEWER who sees none of the write buttons.
 
-import { request as http, type APIRequestContext, type Page } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 
-import { PASSWORD } from "./people";
-import { expect, freshEmail, loupe, shot, signIn, test } from "./support";
+import { newViewer, PASSWORD } from "./people";
+import { expect, loupe, shot, signIn, test } from "./support";
 
 const basic = () => `Basic ${Buffer.from(`${loupe.publicKey}:${loupe.secretKey}`).toString("base64")}`;
 
@@ -123,23 +123,11 @@ test("a prompt: created in the UI, a second version, their diff, the production 
 test("a VIEWER reads prompts but sees no button that changes them", async ({ page, browser, baseURL }, testInfo) => {
   const run = Math.random().toString(36).slice(2, 7);
   await seed(page.request, run);
-  // Someone new signs up; the owner makes them a VIEWER of the project's organization.
-  const email = freshEmail("prompt-viewer");
-  const signUp = await http.newContext({ baseURL: baseURL! });
-  const created = await signUp.post("/api/ui/auth/sign-up", { data: { email, password: PASSWORD, name: "Vera" } });
-  expect(created.status()).toBe(201);
-  const viewerId: string = (await created.json()).user.id;
-  await signUp.dispose();
   await page.goto("/sign-in");
   await signIn(page, loupe.email, loupe.password);
   await expect(page).toHaveURL(`/project/${loupe.projectId}/observations`);
-  const me = await (await page.request.get("/api/ui/me")).json();
-  const organization = me.organizations.find((o: { projects: { id: string }[] }) => o.projects.some((p) => p.id === loupe.projectId));
-  const membership = await page.request.put(`/api/ui/organizations/${organization.id}/members`, {
-    headers: { "X-CSRF-Token": me.csrfToken },
-    data: { userId: viewerId, role: "VIEWER" },
-  });
-  expect(membership.status(), await membership.text()).toBe(200);
+  // Someone new signs up; the owner makes them a VIEWER of the project's organization.
+  const email = await newViewer(page, "prompt-viewer", baseURL!, loupe.projectId);
 
   const context = await browser.newContext();
   const viewer = await context.newPage();

@@ -3,7 +3,8 @@
 use domain::config::Role;
 
 /// mimalloc instead of the system allocator: ingestion allocates and frees many short-lived
-/// strings per span, and glibc's malloc spent about 40 % of the worker's CPU on them.
+/// strings per span, and glibc's malloc spent about 40 % of the worker's CPU on them. Built
+/// without transparent huge pages (the workspace's `no_thp`; see the root `Cargo.toml`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

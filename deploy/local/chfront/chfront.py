@@ -102,16 +102,55 @@ class SchedLock:
 
 
 class _Held:
+    """One hold of the lock, timed: how long it queued (`waited`) and how long it ran (`held`)."""
+
     def __init__(self, lock, urgent):
-        self.lock, self.urgent, self.waited = lock, urgent, 0.0
+        self.lock, self.urgent, self.waited, self.held, self.t = lock, urgent, 0.0, 0.0, 0.0
 
     def __enter__(self):
         t0 = time.perf_counter()
         self.lock.acquire(self.urgent)
-        self.waited = time.perf_counter() - t0
+        self.t = time.perf_counter()
+        self.waited = self.t - t0
 
     def __exit__(self, *exc):
+        self.held = time.perf_counter() - self.t
         self.lock.release()
+
+
+class Written:
+    """What an insert's body carried, for its log line: bytes as chdb got them (decompressed), rows written."""
+
+    def __init__(self):
+        self.bytes, self.rows = 0, None
+
+    def count(self, pieces):
+        for piece in pieces:
+            self.bytes += len(piece)
+            yield piece
+
+
+COLUMN_LIST_RE = re.compile(r"^(INSERT\s+INTO\s+\S+?)\s*\(([^()]*)\)", re.I | re.S)
+
+
+def log_line(command, status, seconds, hold, written, head):
+    """One request: status, total time, then how long it queued for the engine (`wait`) and ran on it (`run`),
+    so a slow line tells waiting from running; for an insert the rows written (a materialized view's rows
+    count too, as in a server's summary) and the bytes chdb parsed. An insert's column list is cut to its
+    length, so the statement's table stays in view."""
+    parts = [command, str(status), f"{seconds * 1000:.1f}ms"]
+    if hold:
+        parts += [f"wait {hold.waited * 1000:.1f}ms", f"run {hold.held * 1000:.1f}ms"]
+    if written:
+        if written.rows is not None:
+            parts.append(f"rows {written.rows}")
+        parts.append(f"in {written.bytes / 1e6:.1f}MB" if written.bytes >= 100_000 else f"in {written.bytes}B")
+    text = " ".join(head[:4000].split())
+    m = COLUMN_LIST_RE.match(text)
+    if m:
+        text = f"{m.group(1)} ({m.group(2).count(',') + 1} columns){text[m.end():]}"
+    parts.append(text[:100])
+    return " ".join(parts)
 
 
 def urgent(sql, settings):
@@ -205,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
         t0 = time.perf_counter()
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True))
-        self.head, status, self.lock_hold = params.get("query", ""), 499, None
+        self.head, status, self.lock_hold, self.written = params.get("query", ""), 499, None, None
         try:
             body = Body(self.rfile, self.headers)
             if url.path in ("/ping", "/replicas_status"):
@@ -222,10 +261,8 @@ class Handler(BaseHTTPRequestHandler):
         except (ConnectionError, TimeoutError):
             self.close_connection = True  # the client went away: nobody to answer
         finally:
-            ms = (time.perf_counter() - t0) * 1000
-            # How long the statement queued for the engine, so a slow line tells waiting from running.
-            wait = f" wait {self.lock_hold.waited * 1000:.1f}ms" if self.lock_hold else ""
-            self.server.log(f"{self.command} {status} {ms:.1f}ms{wait} {' '.join(self.head[:160].split())[:80]}")
+            self.server.log(log_line(self.command, status, time.perf_counter() - t0, self.lock_hold,
+                                     self.written, self.head))
 
     do_POST = do_GET
 
@@ -285,6 +322,8 @@ class Handler(BaseHTTPRequestHandler):
         """Stream the body into chdb as it arrives: a big insert is never held in memory whole."""
         db, settings = self.common(params)
         pieces = compressed_blocks(body) if params.get("decompress") == "1" else body.pieces()
+        self.written = Written()
+        pieces = self.written.count(pieces)
         engine = self.server.engine
         with self.held(True):
             try:
@@ -300,6 +339,7 @@ class Handler(BaseHTTPRequestHandler):
                 err = error_from_chdb(e)
             else:
                 err = None
+                self.written.rows = done.rows_written
             finally:
                 engine.restore(settings)
         if err is not None:

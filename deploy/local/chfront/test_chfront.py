@@ -275,6 +275,28 @@ class ChFrontTest(unittest.TestCase):
         self.sql("INSERT INTO curl_rows FORMAT TabSeparated\n1\ta\n2\tb\n")
         self.assertEqual(self.sql("SELECT sum(id), groupArray(s) FROM curl_rows"), b"3\t['a','b']\n")
 
+    def test_the_log_line_tells_waiting_from_running_and_what_an_insert_carried(self):
+        self.sql("CREATE TABLE IF NOT EXISTS logged (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
+        raw = rowbinary((i, b"y" * 100) for i in range(2000))
+        path = "/?query=INSERT%20INTO%20logged(id,%20name)%20FORMAT%20RowBinary&decompress=1"
+        st, _, body = self.request("POST", path, native_lz4_block(raw), conn=self.conn)
+        self.assertEqual((st, body), (200, b""))
+        self.sql("SELECT count() FROM logged")
+        # Each line is written once its answer is out, so it can trail the reply by a moment.
+        deadline = time.monotonic() + 10
+        while True:
+            lines = open(self.log).read().splitlines()
+            inserts = [line for line in lines if "INSERT INTO logged" in line]
+            if inserts and any("SELECT count() FROM logged" in line for line in lines):
+                break
+            self.assertLess(time.monotonic(), deadline, lines[-5:])
+            time.sleep(0.01)
+        fields = r"POST 200 [\d.]+ms wait [\d.]+ms run [\d.]+ms"
+        self.assertRegex(inserts[-1], fields + rf" rows 2000 in {len(raw) / 1e6:.1f}MB"
+                         r" INSERT INTO logged \(2 columns\) FORMAT RowBinary$")
+        select = next(line for line in reversed(lines) if "SELECT count() FROM logged" in line)
+        self.assertRegex(select, fields + " SELECT count\\(\\) FROM logged$")
+
     def test_malformed_chunked_body(self):
         self.sql("CREATE TABLE IF NOT EXISTS chunky (x UInt8) ENGINE = MergeTree ORDER BY x")
         with socket.create_connection(("127.0.0.1", self.port), timeout=10) as s:

@@ -5,7 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use bytes::Bytes;
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
@@ -18,6 +17,7 @@ use crate::ingest::print_latency;
 use crate::processes::{RunEnv, cpu_seconds_of, run_env};
 
 pub struct Options {
+    stack_env: std::path::PathBuf,
     rate: u64,
     seconds: u64,
     /// Bytes per object: about one `ingest` export of 5 spans by default.
@@ -29,26 +29,27 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options = Self { rate: 1_000, seconds: 5, bytes: 5_000, concurrency: 64, server_pid: None };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
-            match flag.as_str() {
-                "--rate" => options.rate = value.max(1),
-                "--seconds" => options.seconds = value,
-                "--bytes" => options.bytes = value as usize,
-                "--concurrency" => options.concurrency = value.max(1) as usize,
-                "--server-pid" => options.server_pid = Some(u32::try_from(value)?),
-                other => anyhow::bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut rate, mut seconds, mut bytes, mut concurrency) = (1_000u64, 5u64, 5_000usize, 64usize);
+        let mut server_pid = None;
+        let common = crate::flags::parse(args, |flag| {
+            match flag.name() {
+                "--rate" => rate = flag.number::<u64>()?.max(1),
+                "--seconds" => seconds = flag.number()?,
+                "--bytes" => bytes = flag.number()?,
+                "--concurrency" => concurrency = flag.number::<usize>()?.max(1),
+                "--server-pid" => server_pid = Some(flag.number()?),
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { stack_env: common.stack_env, rate, seconds, bytes, concurrency, server_pid })
     }
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let RunEnv { env, run_id, database } = run_env("blobfloor", ("bench", "pk-lf-bench", "sk-lf-bench"))?;
+    let RunEnv { env, run_id, database } =
+        run_env(&options.stack_env, "blobfloor", ("bench", "pk-lf-bench", "sk-lf-bench"))?;
     let config = Config::from_env_vars(Role::Web, env.clone())
         .map_err(|e| anyhow::anyhow!("the run's settings: {:?}", e.problems))?;
     let blobs = BlobStore::connect(&config.blob)?;

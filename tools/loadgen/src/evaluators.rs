@@ -7,7 +7,6 @@
 //! memory.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -15,6 +14,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use test_support::llm_stub::{LlmStub, StubReply};
 
+use crate::flags::{self, Common};
 use crate::processes::{Running, drop_isolated, free_port, isolated};
 
 const PUBLIC_KEY: &str = "pk-lf-evaluators-bench";
@@ -24,36 +24,25 @@ const ENCRYPTION_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718
 const BATCH: u64 = 500;
 
 pub struct Options {
-    bin_dir: PathBuf,
-    stack_env: PathBuf,
+    common: Common,
     observations: u64,
     latency_ms: u64,
     concurrency: u64,
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            stack_env: root.join(".local/stack.env"),
-            observations: 2000,
-            latency_ms: 0,
-            concurrency: 16,
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            let number = || raw.parse::<u64>().with_context(|| format!("{flag} needs a number"));
-            match flag.as_str() {
-                "--bin-dir" => options.bin_dir = PathBuf::from(&raw),
-                "--stack-env" => options.stack_env = PathBuf::from(&raw),
-                "--observations" => options.observations = number()?.clamp(1, 1_000_000),
-                "--latency-ms" => options.latency_ms = number()?.min(60_000),
-                "--concurrency" => options.concurrency = number()?.clamp(1, 1000),
-                other => bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut observations, mut latency_ms, mut concurrency) = (2000, 0, 16);
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--observations" => observations = flag.number::<u64>()?.clamp(1, 1_000_000),
+                "--latency-ms" => latency_ms = flag.number::<u64>()?.min(60_000),
+                "--concurrency" => concurrency = flag.number::<u64>()?.clamp(1, 1000),
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, observations, latency_ms, concurrency })
     }
 }
 
@@ -64,9 +53,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         ("LANGFUSE_EVAL_MAX_CONCURRENCY_PER_PROJECT", options.concurrency.to_string()),
     ];
     let keys = ("evaluators-bench", PUBLIC_KEY, SECRET_KEY);
-    let (env, database) = isolated(&options.stack_env, "evaluators", keys, &extra).await?;
+    let (env, database) = isolated(&options.common.stack_env, "evaluators", keys, &extra).await?;
     let outcome = measure(&options, &env).await;
-    drop_isolated(&options.stack_env, &env, &database).await;
+    drop_isolated(&options.common.stack_env, &env, &database).await;
     outcome
 }
 
@@ -123,10 +112,11 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
     let client = reqwest::Client::new();
     let temp = std::env::temp_dir();
     let web_log = temp.join("loupe-bench-evaluators-web.log");
-    let mut web = Running::start(&options.bin_dir.join("web"), env, free_port()?, web_log).await?;
+    let mut web = Running::start(&options.common.bin_dir.join("web"), env, free_port()?, web_log).await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
     let worker_log = temp.join("loupe-bench-evaluators-worker.log");
-    let mut worker = Running::start(&options.bin_dir.join("worker"), env, free_port()?, worker_log).await?;
+    let mut worker =
+        Running::start(&options.common.bin_dir.join("worker"), env, free_port()?, worker_log).await?;
     worker.wait_healthy(&client, "/api/health").await.context("worker")?;
     let credentials = base64::engine::general_purpose::STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}"));
     let auth = format!("Basic {credentials}");

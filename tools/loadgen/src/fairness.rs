@@ -8,7 +8,6 @@
 //! then while A also sends exports a ClickHouse constraint refuses (one in `--poison-every`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -18,12 +17,13 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use prost::Message;
 
+use crate::flags::{self, Common};
 use crate::ingest::{percentile, print_latency};
 use crate::leftovers;
 use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
-    bin_dir: PathBuf,
+    common: Common,
     canaries: u64,
     spans: u64,
     concurrency: usize,
@@ -31,30 +31,19 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            canaries: 20,
-            spans: 100,
-            concurrency: 16,
-            poison_every: 10,
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            if flag == "--bin-dir" {
-                options.bin_dir = PathBuf::from(raw);
-                continue;
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut canaries, mut spans, mut concurrency, mut poison_every) = (20, 100, 16, 10);
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--canaries" => canaries = flag.number()?,
+                "--spans" => spans = flag.number()?,
+                "--concurrency" => concurrency = flag.number()?,
+                "--poison-every" => poison_every = flag.number::<u64>()?.max(1),
+                _ => return Ok(false),
             }
-            let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
-            match flag.as_str() {
-                "--canaries" => options.canaries = value,
-                "--spans" => options.spans = value,
-                "--concurrency" => options.concurrency = value as usize,
-                "--poison-every" => options.poison_every = value.max(1),
-                other => bail!("unknown flag {other}"),
-            }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, canaries, spans, concurrency, poison_every })
     }
 }
 
@@ -66,7 +55,7 @@ fn basic((_, public, secret): (&str, &str, &str)) -> String {
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let RunEnv { mut env, run_id, database } = run_env("fair", A)?;
+    let RunEnv { mut env, run_id, database } = run_env(&options.common.stack_env, "fair", A)?;
     env.insert("SALT".into(), "fairness-bench-salt".into());
     let outcome = measure(&options, &env, &database, run_id).await;
     leftovers::remove(&env, &database).await;
@@ -189,7 +178,7 @@ async fn measure(
     database: &str,
     run_id: u64,
 ) -> anyhow::Result<()> {
-    let bin = &options.bin_dir;
+    let bin = &options.common.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency + 1).build()?;
     let mut web =

@@ -9,7 +9,6 @@
 //! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -20,12 +19,13 @@ use base64::engine::general_purpose::STANDARD;
 use prost::Message;
 use serde_json::json;
 
+use crate::flags::{self, Common};
 use crate::ingest::print_latency;
 use crate::leftovers;
 use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
-    bin_dir: PathBuf,
+    common: Common,
     samples: u64,
     /// Background spans per second while sampling (0: an idle server).
     load: u64,
@@ -33,23 +33,18 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options =
-            Self { bin_dir: PathBuf::from("target/release"), samples: 100, load: 0, settings: Vec::new() };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            match flag.as_str() {
-                "--bin-dir" => options.bin_dir = PathBuf::from(raw),
-                "--env" => {
-                    let (key, value) = raw.split_once('=').context("--env needs KEY=VALUE")?;
-                    options.settings.push((key.to_owned(), value.to_owned()));
-                }
-                "--samples" => options.samples = raw.parse().context("--samples needs a number")?,
-                "--load" => options.load = raw.parse().context("--load needs spans per second")?,
-                other => bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut samples, mut load, mut settings) = (100, 0, Vec::new());
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--env" => settings.push(flag.setting()?),
+                "--samples" => samples = flag.number()?,
+                "--load" => load = flag.number()?,
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, samples, load, settings })
     }
 }
 
@@ -61,7 +56,8 @@ const LOAD_SPANS: u64 = 100;
 const POLL_PAUSE: Duration = Duration::from_millis(5);
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let RunEnv { mut env, run_id, database } = run_env("fresh", ("fresh", PUBLIC_KEY, SECRET_KEY))?;
+    let RunEnv { mut env, run_id, database } =
+        run_env(&options.common.stack_env, "fresh", ("fresh", PUBLIC_KEY, SECRET_KEY))?;
     env.insert("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH".into(), "1000000".into());
     env.extend(options.settings.iter().cloned());
     let outcome = measure(&options, &env, run_id).await;
@@ -171,7 +167,7 @@ impl Probe {
 }
 
 async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64) -> anyhow::Result<()> {
-    let bin = &options.bin_dir;
+    let bin = &options.common.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(64).build()?;
     let mut web =

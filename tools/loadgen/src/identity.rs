@@ -6,7 +6,6 @@
 //! other (the key cache is evicted over Redis pub/sub, not waited out).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +15,7 @@ use base64::engine::general_purpose::STANDARD;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+use crate::flags::{self, Common};
 use crate::ingest::print_latency;
 use crate::leftovers;
 use crate::processes::{RunEnv, Running, free_port, run_env};
@@ -26,7 +26,7 @@ const ADMIN_KEY: &str = "identity-bench-admin-key-0123456789";
 const PASSWORD: &str = "identity bench password";
 
 pub struct Options {
-    bin_dir: PathBuf,
+    common: Common,
     requests: u64,
     concurrency: usize,
     sign_ins: u64,
@@ -34,27 +34,19 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            requests: 20_000,
-            concurrency: 32,
-            sign_ins: 40,
-            revocations: 20,
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            let number = || raw.parse::<u64>().with_context(|| format!("{flag} needs a number"));
-            match flag.as_str() {
-                "--bin-dir" => options.bin_dir = PathBuf::from(&raw),
-                "--requests" => options.requests = number()?,
-                "--concurrency" => options.concurrency = number()? as usize,
-                "--sign-ins" => options.sign_ins = number()?,
-                "--revocations" => options.revocations = number()?,
-                other => bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut requests, mut concurrency, mut sign_ins, mut revocations) = (20_000, 32, 40, 20);
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--requests" => requests = flag.number()?,
+                "--concurrency" => concurrency = flag.number()?,
+                "--sign-ins" => sign_ins = flag.number()?,
+                "--revocations" => revocations = flag.number()?,
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, requests, concurrency, sign_ins, revocations })
     }
 }
 
@@ -183,14 +175,14 @@ async fn start_web(
     let mut env = env.clone();
     env.insert("LANGFUSE_OTEL_GRPC_PORT".into(), free_port()?.to_string());
     let log = std::env::temp_dir().join(format!("loupe-bench-identity-{name}.log"));
-    let mut web = Running::start(&options.bin_dir.join("web"), &env, free_port()?, log).await?;
+    let mut web = Running::start(&options.common.bin_dir.join("web"), &env, free_port()?, log).await?;
     web.wait_healthy(client, "/api/public/health").await.with_context(|| name.to_owned())?;
     Ok(web)
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
     let RunEnv { mut env, run_id, database } =
-        run_env("identity", ("identity-bench", PUBLIC_KEY, SECRET_KEY))?;
+        run_env(&options.common.stack_env, "identity", ("identity-bench", PUBLIC_KEY, SECRET_KEY))?;
     let email = format!("identity-bench-{run_id}@example.com");
     env.insert("ADMIN_API_KEY".into(), ADMIN_KEY.into());
     env.insert("LANGFUSE_INIT_USER_EMAIL".into(), email.clone());
@@ -204,7 +196,7 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, email: &str)
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     let a = start_web(options, env, "a", &client).await?;
     let b = start_web(options, env, "b", &client).await?;
-    println!("identity benchmark (two webs from {}, dev stack)", options.bin_dir.display());
+    println!("identity benchmark (two webs from {}, dev stack)", options.common.bin_dir.display());
 
     let key = basic(PUBLIC_KEY, SECRET_KEY);
     let by_key = Call::get("/api/public/projects", &[("Authorization", &key)]);

@@ -7,23 +7,22 @@
 //! up shows it (measuring from the send alone hides the requests that queued in the client).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use futures::StreamExt;
 
+use crate::flags::{self, Common};
 use crate::leftovers;
 use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
-    /// Where the release binaries are (`just bench` passes it).
-    bin_dir: PathBuf,
+    common: Common,
     requests: u64,
     spans: u64,
     concurrency: usize,
@@ -36,49 +35,23 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            requests: 3_000,
-            spans: 100,
-            concurrency: 32,
-            rates: vec![200, 2_000],
-            seconds: 5,
-            blob: "s3".into(),
-            settings: Vec::new(),
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            if flag == "--bin-dir" {
-                options.bin_dir = PathBuf::from(raw);
-                continue;
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut requests, mut spans, mut concurrency, mut seconds) = (3_000, 100, 32, 5);
+        let (mut rates, mut blob, mut settings) = (vec![200, 2_000], "s3".to_owned(), Vec::new());
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--blob" => blob = flag.text(),
+                "--env" => settings.push(flag.setting()?),
+                "--rate" => rates = flag.numbers()?,
+                "--requests" => requests = flag.number()?,
+                "--spans" => spans = flag.number()?,
+                "--concurrency" => concurrency = flag.number()?,
+                "--seconds" => seconds = flag.number()?,
+                _ => return Ok(false),
             }
-            if flag == "--blob" {
-                options.blob = raw;
-                continue;
-            }
-            if flag == "--env" {
-                let (key, value) = raw.split_once('=').context("--env needs KEY=VALUE")?;
-                options.settings.push((key.to_owned(), value.to_owned()));
-                continue;
-            }
-            if flag == "--rate" {
-                options.rates = raw
-                    .split(',')
-                    .map(|r| r.trim().parse().with_context(|| format!("--rate needs numbers, got {raw}")))
-                    .collect::<anyhow::Result<_>>()?;
-                continue;
-            }
-            let value: u64 = raw.parse().with_context(|| format!("{flag} needs a number"))?;
-            match flag.as_str() {
-                "--requests" => options.requests = value,
-                "--spans" => options.spans = value,
-                "--concurrency" => options.concurrency = value as usize,
-                "--seconds" => options.seconds = value,
-                other => bail!("unknown flag {other}"),
-            }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, requests, spans, concurrency, rates, seconds, blob, settings })
     }
 }
 
@@ -87,7 +60,8 @@ const PUBLIC_KEY: &str = "pk-lf-bench";
 const SECRET_KEY: &str = "sk-lf-bench";
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let RunEnv { mut env, run_id, database } = run_env("bench", ("bench", PUBLIC_KEY, SECRET_KEY))?;
+    let RunEnv { mut env, run_id, database } =
+        run_env(&options.common.stack_env, "bench", ("bench", PUBLIC_KEY, SECRET_KEY))?;
     for (k, v) in [
         ("LANGFUSE_LOG_LEVEL", "warn,ingestion::process=debug,ingestion::accept=debug"),
         // The benchmark measures speed, not back-pressure: let the backlog grow.
@@ -112,7 +86,7 @@ async fn measure(
     database: &str,
     run_id: u64,
 ) -> anyhow::Result<()> {
-    let bin = &options.bin_dir;
+    let bin = &options.common.bin_dir;
     let logs = std::env::temp_dir();
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     let mut web =

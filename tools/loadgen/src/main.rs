@@ -1,11 +1,12 @@
-//! `loupe-bench ingest` (and `prompts`, see `prompts.rs`): starts web and worker (release builds) against the dev stack with a
-//! database of their own, sends LLM-like OTLP traffic, and prints what it measured. Figures are
+//! `loupe-bench ingest` (and the other subcommands, one file each): starts web and worker (release
+//! builds) against a running stack (`--stack-env`, see `flags.rs`) with a database of their own, sends LLM-like OTLP traffic, and prints what it measured. Figures are
 //! printed, never asserted: speed targets live here, not in the test suite.
 
 mod ack_stages;
 mod blob_floor;
 mod evaluators;
 mod fairness;
+mod flags;
 mod freshness;
 mod identity;
 mod ingest;
@@ -28,7 +29,15 @@ async fn main() -> anyhow::Result<()> {
         Some("evaluators") => evaluators::run(evaluators::Options::from_args(args)?).await,
         Some("blob") => blob_floor::run(blob_floor::Options::from_args(args)?).await,
         _ => anyhow::bail!(
-            "usage: loupe-bench ingest [--bin-dir DIR] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N] [--seconds N]\n       loupe-bench prompts [--bin-dir DIR] [--prompts N] [--requests N] [--concurrency N]\n       loupe-bench fairness [--bin-dir DIR] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]\n       loupe-bench freshness [--bin-dir DIR] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]\n       loupe-bench identity [--bin-dir DIR] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]\n       loupe-bench monitors [--bin-dir DIR] [--stack-env FILE] [--monitors N] [--interval S] [--seconds S] [--max-per-tick N]\n       loupe-bench evaluators [--bin-dir DIR] [--stack-env FILE] [--observations N] [--latency-ms N] [--concurrency N]\n       loupe-bench blob [--rate N] [--seconds N] [--bytes N] [--concurrency N] [--server-pid PID]"
+            "usage: loupe-bench ingest [COMMON] [--blob s3|local] [--requests N] [--spans N] [--concurrency N] [--rate N,N…] [--seconds N] [--env KEY=VALUE]…
+       loupe-bench prompts [COMMON] [--prompts N] [--requests N] [--concurrency N]
+       loupe-bench fairness [COMMON] [--canaries N] [--spans N] [--concurrency N] [--poison-every N]
+       loupe-bench freshness [COMMON] [--samples N] [--load SPANS_PER_S] [--env KEY=VALUE]…
+       loupe-bench identity [COMMON] [--requests N] [--concurrency N] [--sign-ins N] [--revocations N]
+       loupe-bench monitors [COMMON] [--monitors N] [--interval S] [--seconds S] [--max-per-tick N]
+       loupe-bench evaluators [COMMON] [--observations N] [--latency-ms N] [--concurrency N]
+COMMON: [--bin-dir DIR] (default target/release) [--stack-env FILE] (the stack's env file; default
+        $LOUPE_BENCH_STACK_ENV when set, else .local/stack.env, the dev stack)"
         ),
     }
 }

@@ -8,21 +8,20 @@
 //! records what it manages.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use base64::Engine;
 use serde_json::{Value, json};
 
+use crate::flags::{self, Common};
 use crate::processes::{Running, drop_isolated, free_port, isolated};
 
 const PUBLIC_KEY: &str = "pk-lf-monitors-bench";
 const SECRET_KEY: &str = "sk-lf-monitors-bench";
 
 pub struct Options {
-    bin_dir: PathBuf,
-    stack_env: PathBuf,
+    common: Common,
     monitors: u64,
     interval: u64,
     seconds: u64,
@@ -30,30 +29,19 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            stack_env: root.join(".local/stack.env"),
-            monitors: 500,
-            interval: 10,
-            seconds: 30,
-            max_per_tick: 100,
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            let number = || raw.parse::<u64>().with_context(|| format!("{flag} needs a number"));
-            match flag.as_str() {
-                "--bin-dir" => options.bin_dir = PathBuf::from(&raw),
-                "--stack-env" => options.stack_env = PathBuf::from(&raw),
-                "--monitors" => options.monitors = number()?.clamp(3, 100_000),
-                "--interval" => options.interval = number()?.max(10),
-                "--seconds" => options.seconds = number()?.max(5),
-                "--max-per-tick" => options.max_per_tick = number()?.clamp(1, 1000),
-                other => bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut monitors, mut interval, mut seconds, mut max_per_tick) = (500, 10, 30, 100);
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--monitors" => monitors = flag.number::<u64>()?.clamp(3, 100_000),
+                "--interval" => interval = flag.number::<u64>()?.max(10),
+                "--seconds" => seconds = flag.number::<u64>()?.max(5),
+                "--max-per-tick" => max_per_tick = flag.number::<u64>()?.clamp(1, 1000),
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, monitors, interval, seconds, max_per_tick })
     }
 }
 
@@ -98,9 +86,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         ("LANGFUSE_MONITORS_MAX_PER_TICK", options.max_per_tick.to_string()),
     ];
     let keys = ("monitors-bench", PUBLIC_KEY, SECRET_KEY);
-    let (env, database) = isolated(&options.stack_env, "monitors", keys, &extra).await?;
+    let (env, database) = isolated(&options.common.stack_env, "monitors", keys, &extra).await?;
     let outcome = measure(&options, &env).await;
-    drop_isolated(&options.stack_env, &env, &database).await;
+    drop_isolated(&options.common.stack_env, &env, &database).await;
     outcome
 }
 
@@ -108,7 +96,7 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
     let client = reqwest::Client::new();
     let temp = std::env::temp_dir();
     let mut web = Running::start(
-        &options.bin_dir.join("web"),
+        &options.common.bin_dir.join("web"),
         env,
         free_port()?,
         temp.join("loupe-bench-monitors-web.log"),
@@ -116,7 +104,7 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>) -> anyhow::R
     .await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
     let mut worker = Running::start(
-        &options.bin_dir.join("worker"),
+        &options.common.bin_dir.join("worker"),
         env,
         free_port()?,
         temp.join("loupe-bench-monitors-worker.log"),

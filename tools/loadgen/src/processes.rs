@@ -26,18 +26,16 @@ pub struct RunEnv {
     pub database: String,
 }
 
-/// The dev stack's environment for one benchmark run: a ClickHouse database, Redis key prefix and
-/// blob prefix of its own (so runs never meet and `leftovers` can remove what it stored), web on
-/// loopback with a free gRPC port, quiet logs, and the bootstrap project `project` with its keys.
-/// `LOUPE_BENCH_STACK_ENV` names another stack's env file (e.g. `.local/stack-test.env`, to measure
-/// on the running test stack without starting the dev one).
-pub fn run_env(kind: &str, (project, public_key, secret_key): (&str, &str, &str)) -> anyhow::Result<RunEnv> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    // The tool's own option, not a Loupe setting: Loupe's binaries get their settings from `env`.
-    #[allow(clippy::disallowed_methods)]
-    let chosen = std::env::var_os("LOUPE_BENCH_STACK_ENV");
-    let file = chosen.map_or_else(|| root.join(".local/stack.env"), PathBuf::from);
-    let mut env = stack_env(&file)?;
+/// The environment of the stack in `stack_env_file` for one benchmark run: a ClickHouse database,
+/// Redis key prefix and blob prefix of its own (so runs never meet and `leftovers` can remove what
+/// it stored), web on loopback with a free gRPC port, quiet logs, and the bootstrap project
+/// `project` with its keys.
+pub fn run_env(
+    stack_env_file: &Path,
+    kind: &str,
+    (project, public_key, secret_key): (&str, &str, &str),
+) -> anyhow::Result<RunEnv> {
+    let mut env = stack_env(stack_env_file)?;
     let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
     let database = format!("{kind}_{run_id}");
     for (k, v) in [

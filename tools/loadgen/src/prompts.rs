@@ -3,7 +3,6 @@
 //! `--prompts` names with three versions each (labels moving between them) plus prompts that
 //! reference others, then measures reads by label, reads that resolve references, and list pages.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,37 +11,30 @@ use base64::Engine;
 use futures::StreamExt;
 use serde_json::json;
 
+use crate::flags::{self, Common};
 use crate::ingest::print_latency;
 use crate::processes::{Running, free_port, stack_env};
 
 pub struct Options {
-    bin_dir: PathBuf,
+    common: Common,
     prompts: u64,
     requests: u64,
     concurrency: usize,
 }
 
 impl Options {
-    pub fn from_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let mut options = Self {
-            bin_dir: PathBuf::from("target/release"),
-            prompts: 1_000,
-            requests: 20_000,
-            concurrency: 32,
-        };
-        while let Some(flag) = args.next() {
-            let raw = args.next().context("a flag needs a value")?;
-            match flag.as_str() {
-                "--bin-dir" => options.bin_dir = PathBuf::from(raw),
-                "--prompts" => options.prompts = raw.parse().context("--prompts needs a number")?,
-                "--requests" => options.requests = raw.parse().context("--requests needs a number")?,
-                "--concurrency" => {
-                    options.concurrency = raw.parse().context("--concurrency needs a number")?
-                }
-                other => bail!("unknown flag {other}"),
+    pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
+        let (mut prompts, mut requests, mut concurrency) = (1_000, 20_000, 32);
+        let common = flags::parse(args, |flag| {
+            match flag.name() {
+                "--prompts" => prompts = flag.number()?,
+                "--requests" => requests = flag.number()?,
+                "--concurrency" => concurrency = flag.number()?,
+                _ => return Ok(false),
             }
-        }
-        Ok(options)
+            Ok(true)
+        })?;
+        Ok(Self { common, prompts, requests, concurrency })
     }
 }
 
@@ -103,8 +95,7 @@ impl Api {
 }
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut env = stack_env(&root.join(".local/stack.env"))?;
+    let mut env = stack_env(&options.common.stack_env)?;
     let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
     let (public_key, secret_key) = (format!("pk-lf-prompt-bench-{run_id}"), "sk-lf-prompt-bench");
     let project = format!("prompt-bench-{run_id}");
@@ -121,7 +112,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     let log = std::env::temp_dir().join("loupe-bench-prompts-web.log");
-    let mut web = Running::start(&options.bin_dir.join("web"), &env, free_port()?, log).await?;
+    let mut web = Running::start(&options.common.bin_dir.join("web"), &env, free_port()?, log).await?;
     web.wait_healthy(&client, "/api/public/health").await.context("web")?;
     let credentials = base64::engine::general_purpose::STANDARD.encode(format!("{public_key}:{secret_key}"));
     let api = Arc::new(Api { client, url: web.url.clone(), authorization: format!("Basic {credentials}") });

@@ -2,7 +2,9 @@
 //! span carried for the v3 `traces` table in the dual and legacy write modes (reference/storage.md §7.3,
 //! reference/public-api.md §3.3–3.6).
 
-use domain::event::{Event, Metadata, Micros, OtelOrigin};
+use std::sync::Arc;
+
+use domain::event::{Event, Metadata, Micros, OtelOrigin, SharedText};
 use domain::sdk::SdkInfo;
 use domain::v3::ImpliedTrace;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -95,11 +97,14 @@ pub fn convert_owned(request: ExportTraceServiceRequest, context: &ConvertContex
     converted
 }
 
-/// What every span of a request shares, worked out once per request rather than once per span.
+/// What every span of a request shares, worked out once per request rather than once per span;
+/// the events share its texts rather than each holding a copy.
 struct RequestView<'a> {
     context: &'a ConvertContext,
-    sdk_name: String,
-    sdk_version: String,
+    sdk_name: SharedText,
+    sdk_version: SharedText,
+    blob_storage_file_path: SharedText,
+    public_key: SharedText,
 }
 
 impl<'a> RequestView<'a> {
@@ -107,8 +112,10 @@ impl<'a> RequestView<'a> {
         let sdk = &context.sdk;
         Self {
             context,
-            sdk_name: sdk.family().map_or_else(|| "unknown".to_owned(), |f| f.as_str().to_owned()),
-            sdk_version: sdk.version.clone().unwrap_or_else(|| "unknown".to_owned()),
+            sdk_name: sdk.family().map_or_else(|| "unknown".into(), |f| f.as_str().into()),
+            sdk_version: sdk.version.as_deref().unwrap_or("unknown").into(),
+            blob_storage_file_path: context.blob_storage_file_path.as_str().into(),
+            public_key: context.public_key.as_str().into(),
         }
     }
 }
@@ -144,7 +151,7 @@ struct ScopeView {
     /// the order they are added to a span's metadata does not matter.
     context: Metadata,
     /// The event's `OtelOrigin`, the same for every span of the scope.
-    origin: OtelOrigin,
+    origin: Arc<OtelOrigin>,
 }
 
 impl ScopeView {
@@ -160,7 +167,7 @@ impl ScopeView {
         flatten_attributes(&mut metadata, "scope.attributes", &attributes);
         let mut context = resource.metadata.clone();
         context.extend(metadata);
-        let origin = OtelOrigin {
+        let origin = Arc::new(OtelOrigin {
             service_name: resource.text(keys::SERVICE_NAME),
             service_version: resource.text(keys::SERVICE_VERSION),
             scope_name: name.clone(),
@@ -168,7 +175,7 @@ impl ScopeView {
             telemetry_sdk_language: resource.text(keys::TELEMETRY_SDK_LANGUAGE),
             telemetry_sdk_name: resource.text(keys::TELEMETRY_SDK_NAME),
             telemetry_sdk_version: resource.text(keys::TELEMETRY_SDK_VERSION),
-        };
+        });
         Self {
             is_langfuse_sdk: name.starts_with(keys::LANGFUSE_SDK_SCOPE_PREFIX),
             name,
@@ -321,7 +328,7 @@ fn convert_span(
     let is_app_root = mapping::is_app_root(&attributes);
     let provided_model_name = mapping::model_name(&attributes).unwrap_or_default();
     let model_parameters = mapping::model_parameters(&attributes, &scope.name);
-    let experiment = mapping::experiment(&attributes);
+    let experiment = mapping::experiment(&attributes).map(Box::new);
 
     // No rule reads the attributes past this point: their largest values are moved, not copied.
     let take = |attributes: &mut Attributes, stated: bool, key: &str, found: Option<Value>| {
@@ -378,17 +385,17 @@ fn convert_span(
         output,
         metadata,
         experiment,
-        source: "otel".to_owned(),
-        origin: scope.origin.clone(),
-        blob_storage_file_path: context.blob_storage_file_path.clone(),
+        source: "otel",
+        origin: Arc::clone(&scope.origin),
+        blob_storage_file_path: Arc::clone(&request.blob_storage_file_path),
         event_bytes,
         created_at: context.received_at,
         updated_at: context.received_at,
         event_ts: context.received_at,
         is_deleted: false,
-        ingestion_api_key: context.public_key.clone(),
-        ingestion_sdk_name: request.sdk_name.clone(),
-        ingestion_sdk_version: request.sdk_version.clone(),
+        ingestion_api_key: Arc::clone(&request.public_key),
+        ingestion_sdk_name: Arc::clone(&request.sdk_name),
+        ingestion_sdk_version: Arc::clone(&request.sdk_version),
     };
     ConvertedSpan { event, trace, is_root, has_trace_update }
 }

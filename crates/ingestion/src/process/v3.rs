@@ -151,9 +151,8 @@ async fn write_merged(
     staging_clock_millis: i64,
     enrichment: &Enrichment,
 ) -> storage::Result<()> {
-    // The tables are independent: their reads, then their inserts, go out together.
-    let (traces, mut observations) =
-        tokio::try_join!(merge_traces(ch, &updates.traces), merge_observations(ch, &updates.observations))?;
+    // One read of both tables, then their inserts together.
+    let (traces, mut observations) = merge(ch, &updates.traces, &updates.observations).await?;
     enrichment.observations(&mut observations);
     for observation in &mut observations {
         // From the merged record: a later update may have brought the output with the calls.
@@ -258,27 +257,32 @@ fn upsert<R: Upsert>(updates: &[R::Update], mut stored: HashMap<(String, String)
         .collect()
 }
 
-async fn merge_traces(ch: &ClickHouse, updates: &[TraceUpdate]) -> storage::Result<Vec<TraceRecord>> {
-    let mut stored = HashMap::new();
-    for (project, ids) in ids_by_project(updates.iter().map(TraceRecord::key)) {
-        for record in v3::existing_traces(ch, &project, &ids).await? {
-            stored.insert((record.project_id.clone(), record.id.clone()), record);
-        }
-    }
-    Ok(upsert(updates, stored))
-}
-
-async fn merge_observations(
+/// Traces and observations merged onto what is stored: one read per project for both tables (the
+/// inserts wait for it), counted in `loupe_ingestion_merge_reads_total`.
+async fn merge(
     ch: &ClickHouse,
-    updates: &[ObservationUpdate],
-) -> storage::Result<Vec<ObservationRecord>> {
-    let mut stored = HashMap::new();
-    for (project, ids) in ids_by_project(updates.iter().map(ObservationRecord::key)) {
-        for record in v3::existing_observations(ch, &project, &ids).await? {
-            stored.insert((record.project_id.clone(), record.id.clone()), record);
+    traces: &[TraceUpdate],
+    observations: &[ObservationUpdate],
+) -> storage::Result<(Vec<TraceRecord>, Vec<ObservationRecord>)> {
+    let mut by_project: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for (project, ids) in ids_by_project(traces.iter().map(TraceRecord::key)) {
+        by_project.entry(project).or_default().0 = ids;
+    }
+    for (project, ids) in ids_by_project(observations.iter().map(ObservationRecord::key)) {
+        by_project.entry(project).or_default().1 = ids;
+    }
+    let (mut stored_traces, mut stored_observations) = (HashMap::new(), HashMap::new());
+    for (project, (trace_ids, observation_ids)) in by_project {
+        let stored = v3::existing(ch, &project, &trace_ids, &observation_ids).await?;
+        metrics::counter!("loupe_ingestion_merge_reads_total").increment(1);
+        for record in stored.traces {
+            stored_traces.insert((record.project_id.clone(), record.id.clone()), record);
+        }
+        for record in stored.observations {
+            stored_observations.insert((record.project_id.clone(), record.id.clone()), record);
         }
     }
-    Ok(upsert(updates, stored))
+    Ok((upsert(traces, stored_traces), upsert(observations, stored_observations)))
 }
 
 fn ids_by_project(keys: impl Iterator<Item = (String, String)>) -> BTreeMap<String, Vec<String>> {

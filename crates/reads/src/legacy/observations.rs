@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use storage::clickhouse::ClickHouse;
-use storage::clickhouse::NEWEST_BY_ID;
 use utoipa::ToSchema;
 
 use crate::filter::{self, Column, Kind, col};
@@ -211,20 +210,6 @@ pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<
         .next()
         .and_then(render_view)
         .ok_or_else(|| ReadError::not_found("Observation not found within authorized project"))
-}
-
-/// The observations of some traces, newest version of each, oldest first.
-pub(crate) async fn of_traces(
-    clickhouse: &ClickHouse,
-    project_id: &str,
-    trace_ids: Vec<String>,
-) -> Result<Vec<ObservationView>> {
-    let mut sql = Sql::new(&format!("SELECT {VIEW_COLUMNS} FROM observations WHERE project_id = "));
-    sql.bind(project_id).push(" AND trace_id IN ").bind(trace_ids).push(NEWEST_BY_ID);
-    let rows: Vec<ObservationView> = sql.fetch(clickhouse).await?;
-    let mut views: Vec<ObservationView> = rows.into_iter().filter_map(render_view).collect();
-    views.sort_by(|a, b| a.start_time.cmp(&b.start_time));
-    Ok(views)
 }
 
 /// The view of a row, with the old usage shape derived from `usageDetails`; `None` when deleted.

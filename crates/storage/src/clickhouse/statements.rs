@@ -34,6 +34,15 @@ impl Work {
         }
     }
 
+    /// Its label in `loupe_clickhouse_statements_total`.
+    fn label(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Bulk => "bulk",
+        }
+    }
+
     fn verb(self) -> &'static str {
         match self {
             Self::Read => "read",
@@ -45,13 +54,15 @@ impl Work {
 
 impl ClickHouse {
     /// Runs one statement's future within the time bound of its kind of work. `what` names it in the
-    /// error (a table, a job step).
+    /// error (a table, a job step). Counted by kind of work: on an engine that runs one statement at
+    /// a time, the statements a request or a flush sends are its latency.
     pub async fn bounded<T>(
         &self,
         work: Work,
         what: &str,
         statement: impl Future<Output = std::result::Result<T, clickhouse::error::Error>>,
     ) -> Result<T> {
+        metrics::counter!("loupe_clickhouse_statements_total", "work" => work.label()).increment(1);
         self.bounded_by(work.timeout(), work.verb(), what, statement).await
     }
 

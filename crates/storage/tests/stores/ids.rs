@@ -55,17 +55,21 @@ async fn a_hundred_thousand_trace_ids_are_read_and_deleted_in_one_request_each()
         ch.client().query("SELECT count() FROM traces WHERE id IN ?").bind(&all).fetch_one::<u64>().await;
     assert!(inline.unwrap_err().to_string().contains("Max query size exceeded"));
 
-    let found = v3::existing_traces(&ch, "p1", &all).await.unwrap();
-    assert_eq!(found.len(), STORED);
-    assert!(found.iter().all(|t| t.project_id == "p1"));
-    assert_eq!(v3::existing_observations(&ch, "p1", &ids_with(0)).await.unwrap().len(), 0);
+    // Both tables' newest rows in one statement, each list in its own parameters.
+    let found = v3::existing(&ch, "p1", &all, &ids_with(0)).await.unwrap();
+    assert_eq!((found.traces.len(), found.observations.len()), (STORED, 0));
+    assert!(found.traces.iter().all(|t| t.project_id == "p1"));
+    let observations: Vec<String> = (0..STORED).map(|n| format!("obs-{n}")).chain(ids_with(20_000)).collect();
+    let found = v3::existing(&ch, "p1", &[], &observations).await.unwrap();
+    assert_eq!((found.traces.len(), found.observations.len()), (0, STORED));
+    assert!(found.observations.iter().all(|o| o.project_id == "p1" && o.trace_id.starts_with("trace-")));
 
     // Delete the first 200 of the stored traces, named among 99,800 ids that exist nowhere.
     delete_traces(&ch, "p1", &ids_with(200)).await.unwrap();
     assert_eq!(count(&ch, "SELECT count() FROM traces WHERE project_id = 'p1'").await, 100);
     assert_eq!(count(&ch, "SELECT count() FROM observations WHERE project_id = 'p1'").await, 100);
     assert_eq!(count(&ch, "SELECT count() FROM traces WHERE project_id = 'p2'").await, STORED as u64);
-    let left = v3::existing_traces(&ch, "p1", &all).await.unwrap();
+    let left = v3::existing(&ch, "p1", &all, &[]).await.unwrap().traces;
     let mut left: Vec<String> = left.into_iter().map(|t| t.id).collect();
     left.sort();
     assert_eq!(left, (200..STORED).map(stored_id).collect::<Vec<_>>());

@@ -1,5 +1,6 @@
 // The query builder of a widget: name, view, metrics (measure and aggregation), a dimension,
-// filters (the Metrics filter JSON) and chart type. The server checks the query with the metrics
+// filters (the filter builder over the view's columns, JSON for what it cannot express, as a
+// monitor's) and chart type. The server checks the query with the metrics
 // parser on save; its 400 is shown here, next to the form.
 
 import { useState, type FormEvent } from "react";
@@ -7,7 +8,9 @@ import { useState, type FormEvent } from "react";
 import { describeError } from "../../api/client";
 import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
-import type { Widget, WidgetFilter, WidgetSpec } from "./api";
+import type { Widget, WidgetSpec } from "./api";
+import { filtersState, rowsForView, stateFilters, type FiltersState } from "./filters";
+import { FiltersField } from "./FiltersField";
 import { AGGREGATIONS, CHART_TYPES, DIMENSIONS, MEASURES, VIEWS } from "./query";
 
 interface WidgetEditorProps {
@@ -17,13 +20,15 @@ interface WidgetEditorProps {
 }
 
 const MAX_METRICS = 10;
+/** The server's bound (resources::dashboards). */
+export const MAX_FILTERS = 50;
 
 export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
   const [name, setName] = useState(initial?.name ?? "");
   const [view, setView] = useState(initial?.view ?? "observations");
   const [metrics, setMetrics] = useState(initial?.metrics ?? [{ measure: "count", agg: "count" }]);
   const [dimension, setDimension] = useState(initial?.dimensions[0]?.field ?? "");
-  const [filters, setFilters] = useState(initial ? JSON.stringify(initial.filters) : "[]");
+  const [filters, setFilters] = useState<FiltersState>(() => filtersState(initial?.filters ?? [], initial?.view ?? "observations"));
   const [chartType, setChartType] = useState(initial?.chartType ?? "LINE_TIME_SERIES");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -31,13 +36,9 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    let parsed: WidgetFilter[];
-    try {
-      const value: unknown = JSON.parse(filters || "[]");
-      if (!Array.isArray(value)) throw new Error("not a list");
-      parsed = value as WidgetFilter[];
-    } catch {
-      setError("Filters must be a JSON list of {column, operator, type, value}.");
+    const parsed = stateFilters(filters, view, MAX_FILTERS);
+    if (typeof parsed === "string") {
+      setError(parsed);
       return;
     }
     setBusy(true);
@@ -77,6 +78,7 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
             onChange={(e) => {
               const next = e.target.value;
               setView(next);
+              setFilters((f) => ({ ...f, filters: rowsForView(f.filters, view, next) }));
               const allowed = MEASURES[next] ?? [];
               setMetrics((ms) => ms.map((m) => (allowed.includes(m.measure) ? m : { ...m, measure: "count" })));
               if (!(DIMENSIONS[next] ?? []).includes(dimension)) setDimension("");
@@ -142,10 +144,13 @@ export function WidgetEditor({ initial, onSave, onCancel }: WidgetEditorProps) {
           </Button>
         )}
       </fieldset>
-      <label className="field">
-        <span className="field__label">Filters (JSON)</span>
-        <textarea className="field__input widget-editor__filters" aria-label="Filters (JSON)" rows={2} maxLength={20_000} value={filters} onChange={(e) => setFilters(e.target.value)} />
-      </label>
+      <FiltersField
+        view={view}
+        {...filters}
+        set={(patch) => setFilters((f) => ({ ...f, ...patch }))}
+        max={MAX_FILTERS}
+        emptyText={`No filters: all ${view === "observations" ? "observations" : "scores"} in the dashboard's time range count.`}
+      />
       {error && <InlineError>{error}</InlineError>}
       <div className="widget-editor__row">
         <Button type="submit" variant="primary" busy={busy}>

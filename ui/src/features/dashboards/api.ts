@@ -2,14 +2,9 @@
 // (`/api/public/unstable/dashboards…`, `/api/public/unstable/dashboard-widgets…`; the SDK's shapes).
 
 import type { ProjectApi } from "../../api/public";
+import type { MetricsFilter } from "./filters";
 
-export interface WidgetFilter {
-  column: string;
-  operator: string;
-  type: string;
-  value?: unknown;
-  key?: string;
-}
+export type WidgetFilter = MetricsFilter;
 
 export interface Placement {
   type: "widget" | "preset";

@@ -9,40 +9,29 @@ import { Button } from "../../components/Button";
 import { LoadedView } from "../../components/LoadedView";
 import { formatDateTime } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
-import { ConfirmDialog } from "../settings/Dialog";
-import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
 import type { Evaluator, EvaluatorVersion } from "./api";
-import { ErrorMessage, EvaluatorStatus, Highlighted, modelSummary, outputSummary } from "./common";
+import { EvaluatorStatus, Highlighted, modelSummary, outputSummary } from "./common";
 import { EvaluatorEditor } from "./EvaluatorEditor";
 import { EMPTY_EVALUATOR, evaluatorForm } from "./forms";
+import { ItemHeader, NewItemPage } from "./ItemPage";
 
 export function NewEvaluator() {
-  const { project, api, href } = useEvaluators();
+  const { api, href } = useEvaluators();
   const navigate = useNavigate();
   return (
-    <div className="page ev">
-      <header className="page__header">
-        <div>
-          <p className="page__eyebrow">
-            <Link to={href()}>Evaluators</Link> · {project.name}
-          </p>
-          <h1>New evaluator</h1>
-        </div>
-      </header>
-      <section className="ev-card">
-        <EvaluatorEditor
-          initial={EMPTY_EVALUATOR}
-          chooseKind
-          submitLabel="Create evaluator"
-          send={async (body) => {
-            const created = await api.createEvaluator(body);
-            navigate(href(encodeURIComponent(created.id)));
-          }}
-          onCancel={() => navigate(href())}
-        />
-      </section>
-    </div>
+    <NewItemPage kind="evaluator">
+      <EvaluatorEditor
+        initial={EMPTY_EVALUATOR}
+        chooseKind
+        submitLabel="Create evaluator"
+        send={async (body) => {
+          const created = await api.createEvaluator(body);
+          navigate(href(encodeURIComponent(created.id)));
+        }}
+        onCancel={() => navigate(href())}
+      />
+    </NewItemPage>
   );
 }
 
@@ -121,38 +110,31 @@ function RuleLinks({ ids }: { ids: string[] }) {
 
 export function EvaluatorView() {
   const { evaluatorId = "" } = useParams();
-  const { api, writer, href } = useEvaluators();
-  const navigate = useNavigate();
+  const { api, writer } = useEvaluators();
   const loaded = useLoad((signal) => api.evaluator(evaluatorId, signal), [api, evaluatorId]);
   const [editing, setEditing] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const remove = useAction();
   return (
     <div className="page ev">
       <LoadedView result={loaded} loadingLabel="Loading the evaluator…">
         {(evaluator) => (
           <>
-            <header className="page__header">
-              <div>
-                <p className="page__eyebrow">
-                  <Link to={href()}>Evaluators</Link>
-                </p>
-                <h1>{evaluator.name}</h1>
-                <p className="muted">
+            <ItemHeader
+              kind="evaluator"
+              title={evaluator.name}
+              about={
+                <>
                   v{evaluator.version} · <EvaluatorStatus evaluator={evaluator} /> · {evaluator.description ?? "LLM-as-a-judge"}
-                </p>
-              </div>
-              {writer && !editing && (
-                <div className="settings-row">
-                  <Button variant="primary" onClick={() => setEditing(true)}>
-                    Edit
-                  </Button>
-                  <Button variant="danger" onClick={() => setDeleting(true)}>
-                    Delete
-                  </Button>
-                </div>
-              )}
-            </header>
+                </>
+              }
+              acting={writer && !editing}
+              actions={
+                <Button variant="primary" onClick={() => setEditing(true)}>
+                  Edit
+                </Button>
+              }
+              remove={() => api.deleteEvaluator(evaluator.id)}
+              consequence="Its versions and its place in rules go; the scores it wrote stay."
+            />
             {editing ? (
               <section className="ev-card">
                 <EvaluatorEditor
@@ -182,25 +164,6 @@ export function EvaluatorView() {
                 <RuleLinks ids={evaluator.evaluationRuleAssignments.map((a) => a.evaluationRuleId)} />
               )}
             </section>
-            {deleting && (
-              <ConfirmDialog
-                title="Delete evaluator?"
-                confirmLabel="Delete evaluator"
-                busy={remove.busy}
-                onConfirm={() =>
-                  void remove.run(() => api.deleteEvaluator(evaluator.id)).then((done) => {
-                    if (done !== undefined) navigate(href());
-                  })
-                }
-                onClose={() => {
-                  setDeleting(false);
-                  remove.reset();
-                }}
-                error={remove.error !== undefined ? <ErrorMessage error={remove.error} /> : null}
-              >
-                <p>Its versions and its place in rules go; the scores it wrote stay.</p>
-              </ConfirmDialog>
-            )}
           </>
         )}
       </LoadedView>

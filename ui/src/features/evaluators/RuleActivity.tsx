@@ -6,7 +6,6 @@ import { useState } from "react";
 import { Link } from "react-router";
 
 import { Button } from "../../components/Button";
-import { LoadedView } from "../../components/LoadedView";
 import { TextField } from "../../components/TextField";
 import { formatDateTime } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
@@ -15,6 +14,7 @@ import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
 import type { ExecutionStatus, Rule, Run } from "./api";
 import { ErrorMessage } from "./common";
+import { CursorList } from "./CursorList";
 import { localInput, runRange } from "./forms";
 import { useCursorList } from "./useCursorList";
 
@@ -93,48 +93,30 @@ export function Executions({ rule }: { rule: Rule }) {
   }, 2 * POLL_MS);
   const evaluatorName = (id: string | null) => names.data?.data.find((e) => e.id === id)?.name ?? id ?? "–";
   return (
-    <LoadedView result={list.result} loadingLabel="Loading executions…">
-      {(rows) =>
-        rows.length === 0 ? (
-          <p className="muted">No execution yet: new matching observations are judged as they arrive (after the rule&apos;s delay).</p>
-        ) : (
-          <div className="settings-scroll">
-            <table className="people" aria-label="Executions">
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Evaluator</th>
-                  <th scope="col">Scored</th>
-                  <th scope="col">Judge</th>
-                  <th scope="col">Attempts</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((x) => (
-                  <tr key={x.id} data-status={x.status}>
-                    <td>{formatDateTime(x.createdAt)}</td>
-                    <td>
-                      <span className={`ev-status ev-status--${STATUSES.includes(x.status) ? x.status : "inactive"}`}>{x.status}</span>
-                      {x.runId && <span className="muted"> · run</span>}
-                      {x.error && <p className="field__error ev-exec-error">{x.error}</p>}
-                    </td>
-                    <td>{evaluatorName(x.evaluatorId)}</td>
-                    <td>
-                      <Link to={traceHref(x.traceId, x.objectKind === "observation" ? x.observationId : undefined)}>
-                        {x.objectKind === "observation" ? `observation ${x.observationId.slice(0, 8)}` : `trace ${x.traceId.slice(0, 8)}`}
-                      </Link>
-                    </td>
-                    <td>{x.executionTraceId ? <Link to={traceHref(x.executionTraceId)}>judge trace</Link> : <span className="muted">–</span>}</td>
-                    <td>{x.attempts}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {list.more && <Button onClick={list.loadMore}>Show more executions</Button>}
-          </div>
-        )
-      }
-    </LoadedView>
+    <CursorList
+      list={list}
+      label="Executions"
+      columns={["Created", "Status", "Evaluator", "Scored", "Judge", "Attempts"]}
+      loadingLabel="Loading executions…"
+      empty={<p className="muted">No execution yet: new matching observations are judged as they arrive (after the rule&apos;s delay).</p>}
+      row={(x) => (
+        <tr key={x.id} data-status={x.status}>
+          <td>{formatDateTime(x.createdAt)}</td>
+          <td>
+            <span className={`ev-status ev-status--${STATUSES.includes(x.status) ? x.status : "inactive"}`}>{x.status}</span>
+            {x.runId && <span className="muted"> · run</span>}
+            {x.error && <p className="field__error ev-exec-error">{x.error}</p>}
+          </td>
+          <td>{evaluatorName(x.evaluatorId)}</td>
+          <td>
+            <Link to={traceHref(x.traceId, x.objectKind === "observation" ? x.observationId : undefined)}>
+              {x.objectKind === "observation" ? `observation ${x.observationId.slice(0, 8)}` : `trace ${x.traceId.slice(0, 8)}`}
+            </Link>
+          </td>
+          <td>{x.executionTraceId ? <Link to={traceHref(x.executionTraceId)}>judge trace</Link> : <span className="muted">–</span>}</td>
+          <td>{x.attempts}</td>
+        </tr>
+      )}
+    />
   );
 }

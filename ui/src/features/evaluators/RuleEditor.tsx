@@ -1,5 +1,5 @@
-// The rule form: which evaluator runs, on which new observations (filter conditions, each column
-// with the operators its filter type takes), how many of them (sampling), how long after they
+// The rule form: which evaluator runs, on which new observations (the filter builder over the
+// columns the rules API takes, ruleFilter.ts), how many of them (sampling), how long after they
 // arrive (delay), and where the evaluator's variables come from for this rule.
 
 import { useState, type FormEvent } from "react";
@@ -7,66 +7,30 @@ import { useState, type FormEvent } from "react";
 import { Button } from "../../components/Button";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
+import { FilterBuilder } from "../observations/FilterBuilder";
 import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
 import { ErrorMessage, MappingEditor } from "./common";
-import { DELAY_MAX, FILTER_COLUMNS, filterRow, NAME_MAX, OPERATORS, ruleRequest, typeOf, type FilterRow, type RuleField, type RuleForm } from "./forms";
+import { DELAY_MAX, NAME_MAX, ruleRequest, type RuleField, type RuleForm } from "./forms";
+import { RULE_COLUMNS, RULE_FILTERS_MAX } from "./ruleFilter";
 
-function valueHint(type: string): string {
-  if (type === "stringOptions" || type === "arrayOptions") return "comma-separated";
-  if (type === "boolean") return "true or false";
-  if (type === "null") return "";
-  return "";
-}
-
-function FilterEditor({ rows, onChange, error }: { rows: FilterRow[]; onChange(rows: FilterRow[]): void; error?: string | undefined }) {
-  const set = (index: number, patch: Partial<FilterRow>) => onChange(rows.map((r, i) => (i === index ? { ...r, ...patch } : r)));
+function FilterField({ form, set, error }: { form: RuleForm; set(patch: Partial<RuleForm>): void; error?: string | undefined }) {
+  const kept = form.keptFilter.length;
   return (
-    <fieldset className="ev-output">
-      <legend className="field__label">Filter (all conditions must match; none judges every new observation)</legend>
-      {rows.map((row, index) => {
-        const type = typeOf(row.column);
-        return (
-          <div className="settings-row ev-condition" key={index}>
-            <select className="field__input" aria-label={`Column of condition ${index + 1}`} value={row.column} onChange={(e) => set(index, filterRow(e.target.value))}>
-              {FILTER_COLUMNS.map(([column]) => (
-                <option key={column} value={column}>
-                  {column}
-                </option>
-              ))}
-            </select>
-            {type === "stringObject" && (
-              <input className="field__input" aria-label={`Metadata key of condition ${index + 1}`} placeholder="key" value={row.key} onChange={(e) => set(index, { key: e.target.value })} />
-            )}
-            <select className="field__input" aria-label={`Operator of condition ${index + 1}`} value={row.operator} onChange={(e) => set(index, { operator: e.target.value })}>
-              {(OPERATORS[type] ?? []).map((op) => (
-                <option key={op} value={op}>
-                  {op}
-                </option>
-              ))}
-            </select>
-            {type !== "null" && (
-              <input
-                className="field__input"
-                aria-label={`Value of condition ${index + 1}`}
-                placeholder={valueHint(type)}
-                value={row.value}
-                onChange={(e) => set(index, { value: e.target.value })}
-              />
-            )}
-            <Button size="sm" variant="ghost" aria-label={`Remove condition ${index + 1}`} onClick={() => onChange(rows.filter((_, i) => i !== index))}>
-              Remove
-            </Button>
-          </div>
-        );
-      })}
-      <div>
-        <Button size="sm" onClick={() => onChange([...rows, filterRow("name")])}>
-          Add a condition
-        </Button>
+    <div className="field">
+      <span className="field__label" id="rule-filter-label">
+        Filter (all conditions must match)
+      </span>
+      <div className="filter-panel" role="group" aria-labelledby="rule-filter-label">
+        <FilterBuilder columns={RULE_COLUMNS} filters={form.filter} onChange={(filter) => set({ filter })} max={RULE_FILTERS_MAX} emptyText="No conditions: every new observation is judged." />
       </div>
+      {kept > 0 && (
+        <p className="muted">
+          {kept} stored condition{kept === 1 ? "" : "s"} the builder cannot show (an empty value) {kept === 1 ? "is" : "are"} kept as {kept === 1 ? "it is" : "they are"}.
+        </p>
+      )}
       {error && <p className="field__error">{error}</p>}
-    </fieldset>
+    </div>
   );
 }
 
@@ -114,7 +78,7 @@ export function RuleEditor({ initial, submitLabel, send, onCancel }: { initial: 
           {problems.evaluatorId && <p className="field__error">{problems.evaluatorId}</p>}
         </div>
       </div>
-      <FilterEditor rows={form.filter} onChange={(filter) => set({ filter })} error={problems.filter} />
+      <FilterField form={form} set={set} error={problems.filter} />
       <div className="settings-row">
         <TextField label="Sampling (0 to 1)" inputMode="decimal" value={form.sampling} error={problems.sampling} onChange={(e) => set({ sampling: e.target.value })} />
         <TextField

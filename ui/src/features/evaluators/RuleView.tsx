@@ -8,40 +8,30 @@ import { Link, useNavigate, useParams } from "react-router";
 import { Button } from "../../components/Button";
 import { LoadedView } from "../../components/LoadedView";
 import { useLoad } from "../../components/useLoad";
-import { ConfirmDialog } from "../settings/Dialog";
 import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
 import type { Rule } from "./api";
 import { ErrorMessage, filterSummary, RuleStatus } from "./common";
 import { EMPTY_RULE, ruleForm } from "./forms";
+import { ItemHeader, NewItemPage } from "./ItemPage";
 import { Executions, RunPanel } from "./RuleActivity";
 import { RuleEditor } from "./RuleEditor";
 
 export function NewRule() {
-  const { project, api, href } = useEvaluators();
+  const { api, href } = useEvaluators();
   const navigate = useNavigate();
   return (
-    <div className="page ev">
-      <header className="page__header">
-        <div>
-          <p className="page__eyebrow">
-            <Link to={href()}>Evaluators</Link> · {project.name}
-          </p>
-          <h1>New rule</h1>
-        </div>
-      </header>
-      <section className="ev-card">
-        <RuleEditor
-          initial={EMPTY_RULE}
-          submitLabel="Create rule"
-          send={async (body) => {
-            const created = await api.createRule(body);
-            navigate(href(`rules/${encodeURIComponent(created.id)}`));
-          }}
-          onCancel={() => navigate(href())}
-        />
-      </section>
-    </div>
+    <NewItemPage kind="rule">
+      <RuleEditor
+        initial={EMPTY_RULE}
+        submitLabel="Create rule"
+        send={async (body) => {
+          const created = await api.createRule(body);
+          navigate(href(`rules/${encodeURIComponent(created.id)}`));
+        }}
+        onCancel={() => navigate(href())}
+      />
+    </NewItemPage>
   );
 }
 
@@ -77,27 +67,21 @@ function Facts({ rule }: { rule: Rule }) {
 
 export function RuleView() {
   const { ruleId = "" } = useParams();
-  const { api, writer, href } = useEvaluators();
-  const navigate = useNavigate();
+  const { api, writer } = useEvaluators();
   const loaded = useLoad((signal) => api.rule(ruleId, signal), [api, ruleId]);
   const [editing, setEditing] = useState(false);
-  const [deleting, setDeleting] = useState(false);
   const toggle = useAction();
-  const remove = useAction();
   return (
     <div className="page ev">
       <LoadedView result={loaded} loadingLabel="Loading the rule…">
         {(rule) => (
           <>
-            <header className="page__header">
-              <div>
-                <p className="page__eyebrow">
-                  <Link to={href()}>Evaluators</Link> · rule
-                </p>
-                <h1>{rule.name}</h1>
-              </div>
-              {writer && !editing && (
-                <div className="settings-row">
+            <ItemHeader
+              kind="rule"
+              title={rule.name}
+              acting={writer && !editing}
+              actions={
+                <>
                   {rule.target === "observation" && (
                     <Button variant="primary" onClick={() => setEditing(true)}>
                       Edit
@@ -113,12 +97,11 @@ export function RuleView() {
                   >
                     {rule.enabled ? "Disable" : "Enable"}
                   </Button>
-                  <Button variant="danger" onClick={() => setDeleting(true)}>
-                    Delete
-                  </Button>
-                </div>
-              )}
-            </header>
+                </>
+              }
+              remove={() => api.deleteRule(rule.id)}
+              consequence="Its pending executions are cancelled; the scores it wrote stay."
+            />
             {toggle.error !== undefined && <ErrorMessage error={toggle.error} />}
             <section className="ev-card" aria-label="Rule">
               {editing ? (
@@ -144,25 +127,6 @@ export function RuleView() {
               <h2 id="rule-executions">Executions</h2>
               <Executions rule={rule} />
             </section>
-            {deleting && (
-              <ConfirmDialog
-                title="Delete rule?"
-                confirmLabel="Delete rule"
-                busy={remove.busy}
-                onConfirm={() =>
-                  void remove.run(() => api.deleteRule(rule.id)).then((done) => {
-                    if (done !== undefined) navigate(href());
-                  })
-                }
-                onClose={() => {
-                  setDeleting(false);
-                  remove.reset();
-                }}
-                error={remove.error !== undefined ? <ErrorMessage error={remove.error} /> : null}
-              >
-                <p>Its pending executions are cancelled; the scores it wrote stay.</p>
-              </ConfirmDialog>
-            )}
           </>
         )}
       </LoadedView>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { EMPTY_EVALUATOR, EMPTY_RULE, evaluatorForm, evaluatorRequest, filterCondition, filterRow, promptParts, promptVariables, ruleRequest, runRange } from "./forms";
+import { EMPTY_EVALUATOR, EMPTY_RULE, evaluatorForm, evaluatorRequest, promptParts, promptVariables, ruleRequest, runRange } from "./forms";
 import type { Evaluator } from "./api";
 
 describe("prompt variables", () => {
@@ -94,15 +94,6 @@ describe("the evaluator form", () => {
 });
 
 describe("the rule form", () => {
-  it("turns typed conditions into the SDK's filter types", () => {
-    expect(filterCondition({ ...filterRow("type"), value: "GENERATION, SPAN" })).toEqual({ type: "stringOptions", column: "type", operator: "any of", value: ["GENERATION", "SPAN"] });
-    expect(filterCondition({ ...filterRow("toolCalls"), operator: ">", value: "2" })).toEqual({ type: "number", column: "toolCalls", operator: ">", value: 2 });
-    expect(filterCondition({ ...filterRow("isRootObservation"), value: "true" })).toMatchObject({ type: "boolean", value: true });
-    expect(filterCondition({ ...filterRow("metadata"), operator: "is set" })).toMatch(/metadata key/);
-    expect(filterCondition({ ...filterRow("metadata"), key: "tier", operator: "is set" })).toEqual({ type: "stringObject", column: "metadata", operator: "is set", key: "tier", value: "" });
-    expect(filterCondition({ ...filterRow("name"), value: " " })).toMatch(/at least one value/);
-  });
-
   it("checks sampling, delay and the evaluator, and sends overrides only for mapped variables", () => {
     const bad = ruleRequest({ ...EMPTY_RULE, name: "r", sampling: "1.5", delaySeconds: "90000" }, []);
     expect(bad.ok).toBe(false);

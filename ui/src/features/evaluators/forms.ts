@@ -3,8 +3,10 @@
 // and what each form sends, checked field by field before it is sent (the server checks again and
 // its message is shown when it refuses).
 
+import type { ViewFilter } from "../observations/filters";
 import type { Checked, Problems } from "../settings/forms";
 import type { ChatMessage, DataType, Evaluator, FilterCondition, Rule, Source, Target, VariableMapping } from "./api";
+import { ruleConditions, ruleFilterRows } from "./ruleFilter";
 
 export const SOURCES: readonly Source[] = ["input", "output", "metadata", "tool_calls", "expected_output", "experiment_item_metadata"];
 export const DATA_TYPES: readonly DataType[] = ["NUMERIC", "BOOLEAN", "CATEGORICAL"];
@@ -219,86 +221,6 @@ export function evaluatorForm(evaluator: Evaluator): EvaluatorForm {
   };
 }
 
-/** The filter columns of observation rules, with the one filter type each takes (`evaluation::filter::COLUMNS`). */
-export const FILTER_COLUMNS: readonly (readonly [string, string])[] = [
-  ["type", "stringOptions"],
-  ["name", "stringOptions"],
-  ["environment", "stringOptions"],
-  ["level", "stringOptions"],
-  ["version", "string"],
-  ["traceName", "stringOptions"],
-  ["userId", "string"],
-  ["sessionId", "string"],
-  ["tags", "arrayOptions"],
-  ["metadata", "stringObject"],
-  ["isRootObservation", "boolean"],
-  ["parentObservationId", "null"],
-  ["experimentId", "stringOptions"],
-  ["calledToolNames", "arrayOptions"],
-  ["toolCalls", "number"],
-];
-
-export const OPERATORS: Record<string, readonly string[]> = {
-  string: ["=", "contains", "does not contain", "starts with", "ends with"],
-  number: ["=", ">", "<", ">=", "<="],
-  stringOptions: ["any of", "none of"],
-  arrayOptions: ["any of", "none of", "all of"],
-  stringObject: ["=", "contains", "does not contain", "starts with", "ends with", "is set", "is not set"],
-  boolean: ["=", "<>"],
-  null: ["is null", "is not null"],
-};
-
-/** One filter condition as typed: the value is text (a comma-separated list for options). */
-export interface FilterRow {
-  column: string;
-  operator: string;
-  value: string;
-  key: string;
-}
-
-export function typeOf(column: string): string {
-  return FILTER_COLUMNS.find(([c]) => c === column)?.[1] ?? "string";
-}
-
-export function filterRow(column = "type"): FilterRow {
-  const type = typeOf(column);
-  return { column, operator: OPERATORS[type]?.[0] ?? "=", value: column === "type" ? "GENERATION" : "", key: "" };
-}
-
-/** The condition sent for a row, or why it cannot be sent. */
-export function filterCondition(row: FilterRow): FilterCondition | string {
-  const type = typeOf(row.column);
-  const base = { type, column: row.column, operator: row.operator };
-  const text = row.value.trim();
-  switch (type) {
-    case "stringOptions":
-    case "arrayOptions": {
-      const values = text.split(",").map((v) => v.trim()).filter(Boolean);
-      return values.length ? { ...base, value: values } : `${row.column}: give at least one value`;
-    }
-    case "number":
-      return text && Number.isFinite(Number(text)) ? { ...base, value: Number(text) } : `${row.column}: give a number`;
-    case "boolean":
-      return text === "true" || text === "false" ? { ...base, value: text === "true" } : `${row.column}: choose true or false`;
-    case "null":
-      return { ...base, value: "" };
-    case "stringObject": {
-      if (!row.key.trim()) return `${row.column}: give the metadata key`;
-      const valueless = row.operator === "is set" || row.operator === "is not set";
-      return { ...base, key: row.key.trim(), value: valueless ? "" : text };
-    }
-    default:
-      return { ...base, value: text };
-  }
-}
-
-/** A stored condition as a row of the editor. */
-export function rowOf(condition: FilterCondition): FilterRow {
-  const value = condition.value;
-  const text = Array.isArray(value) ? value.join(", ") : value === undefined || value === null ? "" : String(value);
-  return { column: condition.column, operator: condition.operator, value: text, key: condition.key ?? "" };
-}
-
 export interface RuleForm {
   name: string;
   target: Target;
@@ -307,7 +229,10 @@ export interface RuleForm {
   /** 0 to 1, as text. */
   sampling: string;
   delaySeconds: string;
-  filter: FilterRow[];
+  /** The filter builder's rows (over `RULE_COLUMNS`). */
+  filter: ViewFilter[];
+  /** Stored conditions the builder cannot show, sent back unchanged. */
+  keptFilter: FilterCondition[];
   /** Per variable of the chosen evaluator; empty rows keep the evaluator's own mapping. */
   mapping: Record<string, MappingRow>;
 }
@@ -321,7 +246,8 @@ export const EMPTY_RULE: RuleForm = {
   enabled: true,
   sampling: "1",
   delaySeconds: "0",
-  filter: [filterRow("type")],
+  filter: [{ column: "type", operator: "any of", value: ["GENERATION"] }],
+  keptFilter: [],
   mapping: {},
 };
 
@@ -337,14 +263,9 @@ export function ruleRequest(form: RuleForm, variables: readonly string[]): Check
   if (!form.sampling.trim() || !Number.isFinite(sampling) || sampling < 0 || sampling > 1) problems.sampling = "A share from 0 to 1 (1 judges every match)";
   const delay = Number(form.delaySeconds.trim() || "0");
   if (!Number.isInteger(delay) || delay < 0 || delay > DELAY_MAX) problems.delaySeconds = `Whole seconds from 0 to ${DELAY_MAX}`;
-  const filter: FilterCondition[] = [];
-  const filterProblems: string[] = [];
-  for (const row of form.filter) {
-    const condition = filterCondition(row);
-    if (typeof condition === "string") filterProblems.push(condition);
-    else filter.push(condition);
-  }
-  if (filterProblems.length) problems.filter = filterProblems.join("; ");
+  const conditions = ruleConditions(form.filter);
+  if (typeof conditions === "number") problems.filter = `Filter ${conditions} is not complete: give it a value`;
+  const filter = [...(typeof conditions === "number" ? [] : conditions), ...form.keptFilter];
   const mappingProblems: Record<string, string> = {};
   const chosen = Object.fromEntries(Object.entries(form.mapping).filter(([, row]) => row.source || row.jsonPath.trim()));
   const overridden = variables.filter((v) => v in chosen);
@@ -376,7 +297,7 @@ export function ruleForm(rule: Rule): RuleForm {
     enabled: rule.enabled || rule.status === "inactive",
     sampling: String(rule.sampling),
     delaySeconds: String(rule.delaySeconds),
-    filter: rule.filter.map(rowOf),
+    ...ruleFilterRows(rule.filter),
     mapping,
   };
 }

@@ -1,8 +1,9 @@
 // The Observations view's "Export" action: a one-off file of the rows the view lists (its filters,
 // search and time range) in the chosen format, written by the worker (`/api/public/batch-exports`,
-// docs/exports.md). The dialog follows the export's progress until its download link is ready.
+// docs/exports.md). The dialog follows the export's progress until it ends (its download link, or
+// why it failed).
 
-import { useEffect, useMemo, useState } from "react";
+import { useState } from "react";
 
 import { describeError } from "../../api/client";
 import { useProject } from "../../app/project";
@@ -10,15 +11,16 @@ import { Button } from "../../components/Button";
 import { formatCount } from "../../components/format";
 import { InlineError } from "../../components/States";
 import { TextField } from "../../components/TextField";
+import { usePollWhile } from "../../components/usePollWhile";
 import type { ViewState } from "../observations/state";
 import { Dialog } from "../settings/Dialog";
 import { useAction } from "../settings/useAction";
-import { exportsApi, FILE_TYPES, type BatchExport, type FileType } from "./api";
+import { exportsApi, FILE_TYPES, type BatchExport, type BatchStatus, type FileType } from "./api";
 import { batchRequest, cannotExport } from "./batch";
 import "./exports.css";
 
-/** How often the dialog asks for progress while the export runs. */
-const POLL_MS = 1000;
+/** The states an export ends in; the dialog stops asking for progress there. */
+const ENDED: readonly BatchStatus[] = ["COMPLETED", "FAILED"];
 
 function Progress({ batch }: { batch: BatchExport }) {
   if (batch.status === "FAILED") return <InlineError>The export failed: {batch.error ?? "no reason given"}</InlineError>;
@@ -45,38 +47,16 @@ function Progress({ batch }: { batch: BatchExport }) {
 
 function ExportDialog({ state, onClose }: { state: ViewState; onClose(): void }) {
   const { api } = useProject();
-  // Stable across the view's re-renders (live mode), which would otherwise restart the poll's timer.
-  const client = useMemo(() => exportsApi(api), [api]);
+  const client = exportsApi(api);
   const [fileType, setFileType] = useState<FileType>("CSV");
   const [name, setName] = useState("");
   const [compressed, setCompressed] = useState(true);
   const [batch, setBatch] = useState<BatchExport | null>(null);
-  const [pollError, setPollError] = useState<unknown>(undefined);
   const action = useAction();
   const blocked = cannotExport(state);
 
-  useEffect(() => {
-    if (!batch || batch.status === "COMPLETED" || batch.status === "FAILED") return;
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      client.batch(batch.id, controller.signal).then(
-        (next) => {
-          setPollError(undefined);
-          setBatch(next);
-        },
-        (failure: unknown) => {
-          if (controller.signal.aborted) return;
-          setPollError(failure);
-          // Try again at the next tick: a blip must not stop the progress.
-          setBatch({ ...batch });
-        },
-      );
-    }, POLL_MS);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [batch, client]);
+  // Progress while it runs: often at first, then less and less often (usePollWhile's backoff).
+  const pollError = usePollWhile(batch, (b) => !ENDED.includes(b.status), (signal) => client.batch(batch?.id ?? "", signal), setBatch);
 
   const start = async () => {
     const created = await action.run(() => client.createBatch({ ...batchRequest(state, fileType, name, Date.now()), compressed: compressed && fileType !== "PARQUET" }));

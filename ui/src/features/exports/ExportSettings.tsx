@@ -1,7 +1,7 @@
 // Project settings → Exports: the project's scheduled export to a bucket (Langfuse's blob storage
 // integration, docs/exports.md) — where (S3, S3-compatible, Azure), what (source, field groups, file
 // type), when (frequency, mode) and whether it runs — with its status: last sync, next run, last
-// error. Only OWNER and ADMIN manage it (the server answers 403 to anyone else, reads included).
+// error, followed live while a run is due or under way. Only OWNER and ADMIN manage it (the server answers 403 to anyone else, reads included).
 
 import { useState, type FormEvent, type ReactNode } from "react";
 
@@ -15,6 +15,7 @@ import { LoadedView } from "../../components/LoadedView";
 import { InlineError } from "../../components/States";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
+import { usePollWhile } from "../../components/usePollWhile";
 import type { Problems } from "../settings/forms";
 import { useAction } from "../settings/useAction";
 import { exportsApi, FIELD_GROUPS, FILE_TYPES, FREQUENCIES, MODES, SOURCES, TARGET_TYPES, type ExportSource, type Integration, type IntegrationStatus } from "./api";
@@ -217,6 +218,8 @@ export function ExportSettings({ manage }: { manage: boolean }) {
   const [done, setDone] = useState(false);
   const loaded = useLoad((signal) => (manage ? client.integration(signal) : Promise.resolve(null)), [api, manage, round]);
   const status = useLoad((signal) => (manage && loaded.data ? client.status(signal) : Promise.resolve(null)), [api, manage, loaded.data]);
+  // A run due or under way is followed until it ends; an idle, finished or turned-off export is not polled.
+  const pollError = usePollWhile(status.data, (s) => s.syncStatus === "queued" || s.syncStatus === "running", (signal) => client.status(signal), status.set);
   if (!manage) return <p className="muted">Only owners and admins see and manage this project's scheduled export.</p>;
   const sources = sourcesFor(me.instance?.writeMode);
   // `null` (no export yet) is an answer here, which LoadedView would take for "not loaded".
@@ -239,6 +242,7 @@ export function ExportSettings({ manage }: { manage: boolean }) {
         </div>
       )}
       {status.error !== undefined && <InlineError>{describeError(status.error)}</InlineError>}
+      {pollError !== undefined && <p className="muted">The status could not be read ({describeError(pollError)}); trying again.</p>}
       <IntegrationEditor
         key={saved ? "saved" : "new"}
         saved={saved}

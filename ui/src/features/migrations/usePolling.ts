@@ -4,9 +4,7 @@
 
 import { useEffect, useRef, useState } from "react";
 
-function visible(): boolean {
-  return typeof document === "undefined" || document.visibilityState !== "hidden";
-}
+import { pageVisible as visible } from "../../components/usePollWhile";
 
 /** Returns whether polling is running (false while the tab is hidden). */
 export function usePolling(poll: () => void, intervalMs: number): boolean {

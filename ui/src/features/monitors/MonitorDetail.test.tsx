@@ -3,31 +3,14 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 
 import type { Monitor, MonitorsApi } from "./api";
+import { storedMonitor } from "./fixture";
 import { MonitorDetail } from "./MonitorDetail";
 
 const page = <T,>(data: T[]) => ({ data, meta: { page: 1, limit: 20, totalItems: data.length, totalPages: 1 } });
 
 function monitor(patch: Partial<Monitor>): Monitor {
-  return {
-    id: "m1",
-    projectId: "p1",
-    name: "LLM errors",
-    description: "",
-    query: { view: "observations", measure: "count", aggregation: "count", filters: [] },
-    windowSeconds: 300,
-    comparison: ">=",
-    threshold: 2,
-    intervalSeconds: 3600,
-    channels: [],
-    state: "OK",
-    muted: false,
-    lastValue: null,
-    lastEvaluatedAt: null,
-    nextEvaluationAt: new Date(Date.now() - 1000).toISOString(),
-    createdAt: "2026-01-01T00:00:00Z",
-    updatedAt: "2026-01-01T00:00:00Z",
-    ...patch,
-  };
+  // Due a second ago, so the page polls for the worker's evaluation.
+  return storedMonitor({ intervalSeconds: 3600, nextEvaluationAt: new Date(Date.now() - 1000).toISOString(), ...patch });
 }
 
 /** A client answering `answers` in turn (the last one from then on), as the worker evaluates. */

@@ -1,6 +1,7 @@
-// Creating or editing a monitor: its Metrics v2 query (view, measure, aggregation, filters), the
-// window, the comparison and threshold, how often it runs, and its channels. A new webhook channel
-// gets a generated signing secret, shown once after saving (reads only ever show `...abcd`).
+// Creating or editing a monitor: its Metrics v2 query (view, measure, aggregation, and filters in
+// the filter builder of FiltersField.tsx), the window, the comparison and threshold, how often it
+// runs, and its channels. A new webhook channel gets a generated signing secret, shown once after
+// saving (reads only ever show `...abcd`).
 
 import { useState, type FormEvent } from "react";
 
@@ -18,6 +19,7 @@ import {
   DESCRIPTION_MAX,
   describeSeconds,
   emptyChannel,
+  FILTERS_MAX,
   MEASURES,
   monitorRequest,
   NAME_MAX,
@@ -27,6 +29,8 @@ import {
   type MonitorField,
   type MonitorForm as Form,
 } from "./form";
+import { FiltersField } from "../dashboards/FiltersField";
+import { rowsForView } from "../dashboards/filters";
 
 interface MonitorFormProps {
   initial: Form;
@@ -132,29 +136,20 @@ export function MonitorForm({ initial, editing, onSave, onSaved, onCancel }: Mon
       </div>
       <h3 className="monitor-form__title">Query</h3>
       <div className="settings-row">
-        <Select label="View" value={form.view} options={VIEWS} onChange={(view) => set({ view, measure: (MEASURES[view] ?? ["count"])[0] ?? "count" })} />
+        <Select label="View" value={form.view} options={VIEWS} onChange={(view) => set({ view, measure: (MEASURES[view] ?? ["count"])[0] ?? "count", filters: rowsForView(form.filters, form.view, view) })} />
         <Select label="Measure" value={form.measure} options={measures} onChange={(measure) => set({ measure })} />
         <Select label="Aggregation" value={form.aggregation} options={AGGREGATIONS} onChange={(aggregation) => set({ aggregation })} />
       </div>
       {problems.measure && <InlineError>{problems.measure}</InlineError>}
-      <div className="field">
-        <label className="field__label" htmlFor="monitor-filters">
-          Filters (JSON)
-        </label>
-        <textarea
-          id="monitor-filters"
-          className="field__input monitor-form__filters"
-          rows={3}
-          maxLength={20_000}
-          value={form.filters}
-          aria-invalid={problems.filters ? true : undefined}
-          onChange={(e) => set({ filters: e.target.value })}
-        />
-        <p className="field__hint">
-          As the metrics API takes them, e.g. <code>{'[{"column":"level","operator":"=","value":"ERROR","type":"string"}]'}</code>
-        </p>
-        {problems.filters && <p className="field__error">{problems.filters}</p>}
-      </div>
+      <FiltersField
+        view={form.view}
+        filters={form.filters}
+        filtersJson={form.filtersJson}
+        set={set}
+        max={FILTERS_MAX}
+        emptyText={`No filters: all ${form.view === "observations" ? "observations" : "scores"} in the window count.`}
+        problem={problems.filters}
+      />
       <h3 className="monitor-form__title">Rule</h3>
       <div className="settings-row">
         <TextField label="Window (seconds)" inputMode="numeric" value={form.windowSeconds} hint={windowHint} error={problems.windowSeconds} onChange={(e) => set({ windowSeconds: e.target.value })} />

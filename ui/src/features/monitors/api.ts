@@ -3,17 +3,12 @@
 
 import type { ProjectApi } from "../../api/public";
 import type { Paginated } from "../../api/types";
+import type { MetricsFilter } from "../dashboards/filters";
 
 export type Comparison = ">" | ">=" | "<" | "<=";
 export type MonitorState = "OK" | "ALERTING";
 
-export interface MonitorFilter {
-  column: string;
-  operator: string;
-  value: unknown;
-  type: string;
-  key?: string;
-}
+export type MonitorFilter = MetricsFilter;
 
 export interface MonitorQuery {
   view: string;

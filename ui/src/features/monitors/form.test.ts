@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 
-import type { Monitor } from "./api";
+import { storedMonitor } from "./fixture";
 import { describeRule, EMPTY_FORM, emptyChannel, formOf, monitorRequest, newSecret, type MonitorForm } from "./form";
 
 const filled: MonitorForm = {
   ...EMPTY_FORM,
   name: "  LLM errors ",
-  filters: '[{"column":"level","operator":"=","value":"ERROR","type":"string"}]',
+  filters: [{ column: "level", operator: "any of", value: ["ERROR"] }],
   threshold: "3",
   channels: [{ ...emptyChannel("webhook"), url: "http://127.0.0.1:9/hook" }],
 };
@@ -18,7 +18,7 @@ describe("monitor form", () => {
     if (!checked.ok) return;
     expect(checked.value).toMatchObject({
       name: "LLM errors",
-      query: { view: "observations", measure: "count", aggregation: "count", filters: [{ column: "level", value: "ERROR" }] },
+      query: { view: "observations", measure: "count", aggregation: "count", filters: [{ type: "stringOptions", column: "level", operator: "any of", value: ["ERROR"] }] },
       windowSeconds: 300,
       comparison: ">",
       threshold: 3,
@@ -31,7 +31,7 @@ describe("monitor form", () => {
     const checked = monitorRequest({
       ...EMPTY_FORM,
       measure: "value",
-      filters: "{",
+      filtersJson: "{",
       windowSeconds: "30",
       intervalSeconds: "5",
       threshold: "many",
@@ -49,25 +49,13 @@ describe("monitor form", () => {
   });
 
   it("keeps stored channels on an edit unless they are replaced", () => {
-    const monitor: Monitor = {
-      id: "m1",
-      projectId: "p1",
+    const monitor = storedMonitor({
       name: "Slow",
-      description: "",
       query: { view: "observations", measure: "latency", aggregation: "p95", filters: [] },
       windowSeconds: 600,
-      comparison: ">=",
       threshold: 2.5,
-      intervalSeconds: 60,
       channels: [{ type: "slack", displaySecret: "...abcd" }],
-      state: "OK",
-      muted: false,
-      lastValue: null,
-      lastEvaluatedAt: null,
-      nextEvaluationAt: "2026-01-01T00:00:00Z",
-      createdAt: "2026-01-01T00:00:00Z",
-      updatedAt: "2026-01-01T00:00:00Z",
-    };
+    });
     const kept = monitorRequest(formOf(monitor));
     expect(kept.ok && "channels" in kept.value).toBe(false);
     expect(kept.ok && kept.value.threshold).toBe(2.5);

@@ -3,7 +3,9 @@
 
 import { MEASURES, VIEWS } from "../dashboards/query";
 import type { Checked, Problems } from "../settings/forms";
-import type { ChannelInput, Comparison, Monitor, MonitorFilter, MonitorRequest } from "./api";
+import type { ViewFilter } from "../observations/filters";
+import type { ChannelInput, Comparison, Monitor, MonitorRequest } from "./api";
+import { filtersState, stateFilters } from "../dashboards/filters";
 
 export const COMPARISONS: readonly Comparison[] = [">", ">=", "<", "<="];
 /** Every Metrics v2 aggregation that is one number (`histogram` is refused for monitors). */
@@ -38,8 +40,11 @@ export interface MonitorForm {
   view: string;
   measure: string;
   aggregation: string;
-  /** The Metrics filter JSON, as the dashboards' widget editor takes it. */
-  filters: string;
+  /** The filter builder's rows (over the Metrics columns of `view`). */
+  filters: ViewFilter[];
+  /** The Metrics filter JSON instead of the rows, when they cannot show the stored filters or the
+   * person chose to type JSON; `null` while the builder is used. */
+  filtersJson: string | null;
   windowSeconds: string;
   comparison: Comparison;
   threshold: string;
@@ -49,7 +54,7 @@ export interface MonitorForm {
   channels: ChannelForm[];
 }
 
-export type MonitorField = Exclude<keyof MonitorForm, "replaceChannels"> | `channel${number}`;
+export type MonitorField = Exclude<keyof MonitorForm, "replaceChannels" | "filtersJson"> | `channel${number}`;
 
 /** 32 random bytes as hex: a signing secret nobody has to invent. */
 export function newSecret(): string {
@@ -68,7 +73,8 @@ export const EMPTY_FORM: MonitorForm = {
   view: "observations",
   measure: "count",
   aggregation: "count",
-  filters: "[]",
+  filters: [],
+  filtersJson: null,
   windowSeconds: "300",
   comparison: ">",
   threshold: "",
@@ -76,6 +82,7 @@ export const EMPTY_FORM: MonitorForm = {
   replaceChannels: true,
   channels: [],
 };
+
 
 /** The form showing a stored monitor; its channels stay unless the person replaces them. */
 export function formOf(monitor: Monitor): MonitorForm {
@@ -85,7 +92,7 @@ export function formOf(monitor: Monitor): MonitorForm {
     view: monitor.query.view,
     measure: monitor.query.measure,
     aggregation: monitor.query.aggregation,
-    filters: JSON.stringify(monitor.query.filters),
+    ...filtersState(monitor.query.filters, monitor.query.view),
     windowSeconds: String(monitor.windowSeconds),
     comparison: monitor.comparison,
     threshold: String(monitor.threshold),
@@ -138,15 +145,8 @@ export function monitorRequest(form: MonitorForm): Checked<MonitorRequest, Monit
   if (!name || name.length > NAME_MAX) problems.name = `Enter a name of at most ${NAME_MAX} characters`;
   if (form.description.length > DESCRIPTION_MAX) problems.description = `At most ${DESCRIPTION_MAX} characters`;
   if (!(MEASURES[form.view] ?? []).includes(form.measure)) problems.measure = `Choose a measure of ${form.view}`;
-  let filters: MonitorFilter[] = [];
-  try {
-    const parsed: unknown = JSON.parse(form.filters.trim() || "[]");
-    if (!Array.isArray(parsed) || parsed.some((f) => !f || typeof f !== "object")) throw new Error("not a list");
-    if (parsed.length > FILTERS_MAX) problems.filters = `At most ${FILTERS_MAX} filters`;
-    filters = parsed as MonitorFilter[];
-  } catch {
-    problems.filters = "Filters are a JSON list of {column, operator, value, type}";
-  }
+  const filters = stateFilters(form, form.view, FILTERS_MAX);
+  if (typeof filters === "string") problems.filters = filters;
   const windowSeconds = wholeIn(form.windowSeconds, WINDOW_SECONDS);
   if (windowSeconds === null) problems.windowSeconds = `Whole seconds from ${WINDOW_SECONDS.min} to ${WINDOW_SECONDS.max}`;
   const intervalSeconds = wholeIn(form.intervalSeconds, INTERVAL_SECONDS);
@@ -162,7 +162,7 @@ export function monitorRequest(form: MonitorForm): Checked<MonitorRequest, Monit
       else channels.push(input);
     });
   }
-  if (Object.keys(problems).length || windowSeconds === null || intervalSeconds === null) return { ok: false, problems };
+  if (Object.keys(problems).length || windowSeconds === null || intervalSeconds === null || !Array.isArray(filters)) return { ok: false, problems };
   return {
     ok: true,
     value: {

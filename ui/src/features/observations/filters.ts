@@ -1,9 +1,11 @@
 // The filters a person builds in the Observations view, and how each becomes a condition of the v2
 // observations API's `filter` JSON (`[{type, column, operator, value, key?}]`, the columns of
-// crates/reads/src/observations/mod.rs). The time range becomes `fromStartTime`/`toStartTime`.
+// crates/reads/src/observations/mod.rs), and back. The time range becomes
+// `fromStartTime`/`toStartTime`. Other filter JSON of the same shape (a widget's or a monitor's
+// Metrics filters, an evaluation rule's filter) is built from its own list of columns.
 
 /** How a column is filtered; decides the operators offered and the `type` sent. */
-export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool" | "score";
+export type FilterKind = "text" | "options" | "number" | "metadata" | "io" | "bool" | "score" | "tags" | "list" | "null";
 
 export interface FilterColumn {
   /** The API's column name. */
@@ -12,6 +14,9 @@ export interface FilterColumn {
   kind: FilterKind;
   /** For `options`. */
   options?: readonly string[];
+  /** This column's operators when they are not its kind's (an evaluation rule's metadata takes
+   * `is set`, its booleans `<>`). */
+  operators?: readonly string[];
 }
 
 export const OBSERVATION_TYPES = [
@@ -63,13 +68,27 @@ export const OPERATORS: Record<FilterKind, readonly string[]> = {
   bool: ["="],
   // `=` also takes a categorical or boolean score's text value (`good`, `True`).
   score: [">=", "<=", "=", ">", "<", "<>"],
+  // An array column (Metrics' `tags`): the values typed comma-separated.
+  tags: ["any of", "all of", "none of"],
+  // A text column matched against a list of values typed comma-separated (`stringOptions`).
+  list: ["any of", "none of"],
+  // Whether the column has a value at all; no value is typed.
+  null: ["is null", "is not null"],
 };
+
+/** The operators offered on a column. */
+export function operatorsOf(column: FilterColumn): readonly string[] {
+  return column.operators ?? OPERATORS[column.kind];
+}
+
+/** Operators that take no value (a metadata key there or not, a column empty or not). */
+export const VALUELESS = ["is set", "is not set", "is null", "is not null"];
 
 /** One filter as the view keeps it (and the URL and saved views store it). */
 export interface ViewFilter {
   column: string;
   operator: string;
-  /** Text; a number's digits; `true`/`false`; options as an array. */
+  /** Text; a number's digits; `true`/`false`; options as an array; tags comma-separated. */
   value: string | string[];
   /** Metadata key; the score name of a `scores` filter. */
   key?: string;
@@ -84,14 +103,15 @@ export interface ApiFilter {
   key?: string;
 }
 
-export function filterColumn(id: string): FilterColumn | undefined {
-  return FILTER_COLUMNS.find((c) => c.id === id);
+export function filterColumn(id: string, columns: readonly FilterColumn[] = FILTER_COLUMNS): FilterColumn | undefined {
+  return columns.find((c) => c.id === id);
 }
 
 /** A new filter on `column` with its first operator and an empty value. */
-export function blankFilter(column: string): ViewFilter {
-  const kind = filterColumn(column)?.kind ?? "text";
-  const operator = OPERATORS[kind][0] ?? "=";
+export function blankFilter(column: string, columns: readonly FilterColumn[] = FILTER_COLUMNS): ViewFilter {
+  const found = filterColumn(column, columns);
+  const kind = found?.kind ?? "text";
+  const operator = (found ? operatorsOf(found) : OPERATORS.text)[0] ?? "=";
   if (kind === "options") return { column, operator, value: [] };
   if (kind === "bool") return { column, operator, value: "true" };
   if (kind === "metadata" || kind === "score") return { column, operator, value: "", key: "" };
@@ -100,9 +120,9 @@ export function blankFilter(column: string): ViewFilter {
 
 /** The API condition of one filter, or `null` while it is incomplete (no value yet, a number that
  * is not one): such a filter is shown but not sent. */
-export function toApiFilter(filter: ViewFilter): ApiFilter | null {
-  const column = filterColumn(filter.column);
-  if (!column || !OPERATORS[column.kind].includes(filter.operator)) return null;
+export function toApiFilter(filter: ViewFilter, columns: readonly FilterColumn[] = FILTER_COLUMNS): ApiFilter | null {
+  const column = filterColumn(filter.column, columns);
+  if (!column || !operatorsOf(column).includes(filter.operator)) return null;
   const text = typeof filter.value === "string" ? filter.value : "";
   switch (column.kind) {
     case "options": {
@@ -116,11 +136,14 @@ export function toApiFilter(filter: ViewFilter): ApiFilter | null {
         : null;
     }
     case "bool":
-      return { type: "boolean", column: column.id, operator: "=", value: text !== "false" };
+      return { type: "boolean", column: column.id, operator: filter.operator, value: text !== "false" };
     case "metadata": {
       const key = filter.key?.trim() ?? "";
-      return key && text ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: text } : null;
+      const valueless = VALUELESS.includes(filter.operator);
+      return key && (text || valueless) ? { type: "stringObject", column: "metadata", operator: filter.operator, key, value: valueless ? "" : text } : null;
     }
+    case "null":
+      return { type: "null", column: column.id, operator: filter.operator, value: "" };
     case "score": {
       // A number compares a numeric or boolean score's value; any other text is a categorical or
       // boolean value (`good`, `True`), which only `=` can match.
@@ -131,14 +154,64 @@ export function toApiFilter(filter: ViewFilter): ApiFilter | null {
       if (Number.isFinite(value)) return { type: "numberObject", column: "scores", operator: filter.operator, key, value };
       return filter.operator === "=" ? { type: "stringObject", column: "scores", operator: "=", key, value: raw } : null;
     }
+    case "tags":
+    case "list": {
+      const values = text.split(",").map((v) => v.trim()).filter(Boolean);
+      const type = column.kind === "tags" ? "arrayOptions" : "stringOptions";
+      return values.length ? { type, column: column.id, operator: filter.operator, value: values } : null;
+    }
     case "text":
     case "io":
       return text ? { type: "string", column: column.id, operator: filter.operator, value: text } : null;
   }
 }
 
-export function toApiFilters(filters: readonly ViewFilter[]): ApiFilter[] {
-  return filters.map(toApiFilter).filter((f): f is ApiFilter => f !== null);
+export function toApiFilters(filters: readonly ViewFilter[], columns: readonly FilterColumn[] = FILTER_COLUMNS): ApiFilter[] {
+  return filters.map((f) => toApiFilter(f, columns)).filter((f): f is ApiFilter => f !== null);
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+/** The builder's filter showing an API condition, or `null` when its rows cannot (a column not in
+ * `columns`, or a type, operator or value they do not offer): the inverse of `toApiFilter`. A
+ * single `=` on an options column reads as "any of" that one option, which means the same. */
+export function fromApiFilter(api: ApiFilter, columns: readonly FilterColumn[] = FILTER_COLUMNS): ViewFilter | null {
+  const column = filterColumn(api.column, columns);
+  if (!column) return null;
+  const { type, operator, value } = api;
+  const offered = operatorsOf(column).includes(operator);
+  const id = column.id;
+  switch (column.kind) {
+    case "options": {
+      const known = (v: string) => column.options?.includes(v) ?? false;
+      if (type === "string" && operator === "=" && typeof value === "string" && known(value)) return { column: id, operator: "any of", value: [value] };
+      return type === "stringOptions" && offered && isStrings(value) && value.length > 0 && value.every(known) ? { column: id, operator, value: [...value] } : null;
+    }
+    case "tags":
+    case "list": {
+      const expected = column.kind === "tags" ? "arrayOptions" : "stringOptions";
+      // An empty or comma-holding value would not read back the same from the typed text.
+      const typeable = isStrings(value) && value.length > 0 && value.every((v) => v.trim() === v && v !== "" && !v.includes(","));
+      return type === expected && offered && typeable ? { column: id, operator, value: value.join(", ") } : null;
+    }
+    case "null":
+      return type === "null" && offered ? { column: id, operator, value: "" } : null;
+    case "number":
+      return type === "number" && offered && typeof value === "number" ? { column: id, operator, value: String(value) } : null;
+    case "bool":
+      return type === "boolean" && offered && typeof value === "boolean" ? { column: id, operator, value: String(value) } : null;
+    case "metadata":
+      if (type !== "stringObject" || !offered || !api.key) return null;
+      if (VALUELESS.includes(operator)) return { column: id, operator, key: api.key, value: "" };
+      return typeof value === "string" && value ? { column: id, operator, key: api.key, value } : null;
+    case "score":
+      if (!offered || !api.key) return null;
+      if (type === "numberObject" && typeof value === "number") return { column: id, operator, key: api.key, value: String(value) };
+      return type === "stringObject" && operator === "=" && typeof value === "string" && value ? { column: id, operator, key: api.key, value } : null;
+    case "text":
+    case "io":
+      return type === "string" && offered && typeof value === "string" && value ? { column: id, operator, value } : null;
+  }
 }
 
 /** A short text for a filter chip: `Level any of ERROR`, `metadata.region = eu`. */

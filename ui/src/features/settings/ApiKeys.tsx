@@ -11,7 +11,8 @@ import { TextField } from "../../components/TextField";
 import { formatDateTime } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { settings, type ApiKey, type CreatedKey, type KeyOwner } from "./api";
-import { ConfirmDialog, Dialog } from "./Dialog";
+import { Dialog, RemovalDialog, useRemoval } from "./Dialog";
+import { ListTable } from "./ListTable";
 import { envSnippet } from "./forms";
 import { useAction } from "./useAction";
 
@@ -76,9 +77,11 @@ export function ApiKeys({ owner, canManage }: { owner: KeyOwner; canManage: bool
   const loaded = useLoad((signal) => (canManage ? settings.keys(owner, signal) : Promise.resolve([])), [owner.kind, owner.id, canManage]);
   const [note, setNote] = useState("");
   const [created, setCreated] = useState<CreatedKey | null>(null);
-  const [deleting, setDeleting] = useState<ApiKey | null>(null);
   const create = useAction();
-  const remove = useAction();
+  const removal = useRemoval(
+    (key: ApiKey) => settings.deleteKey(owner, key.id),
+    (key) => loaded.set((loaded.data ?? []).filter((k) => k.id !== key.id)),
+  );
 
   if (!canManage) {
     return <p className="muted">Only owners and admins see and manage API keys.</p>;
@@ -96,58 +99,34 @@ export function ApiKeys({ owner, canManage }: { owner: KeyOwner; canManage: bool
       loaded.reload();
     }
   };
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    const done = await remove.run(() => settings.deleteKey(owner, deleting.id));
-    if (done !== undefined) {
-      setDeleting(null);
-      loaded.set(keys.filter((k) => k.id !== deleting.id));
-    }
-  };
 
   return (
     <div className="settings-block">
-      <table className="people" aria-label="API keys">
-        <thead>
-          <tr>
-            <th scope="col">Public key</th>
-            <th scope="col">Secret key</th>
-            <th scope="col">Note</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
+      <ListTable
+        label="API keys"
+        columns={["Public key", "Secret key", "Note", "Created", "Last used"]}
+        actions
+        empty={keys.length === 0 && "No API keys yet."}
+      >
+        {keys.map((key) => (
+          <tr key={key.id}>
+            <td>
+              <code>{key.publicKey}</code>
+            </td>
+            <td>
+              <code>{key.displaySecretKey}</code>
+            </td>
+            <td>{key.note ?? <span className="muted">–</span>}</td>
+            <td>{formatDateTime(key.createdAt, { year: true })}</td>
+            <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, { year: true }) : <span className="muted">never</span>}</td>
+            <td className="settings-actions">
+              <Button size="sm" variant="ghost" onClick={() => removal.ask(key)} aria-label={`Delete key ${key.publicKey}`}>
+                Delete
+              </Button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.length === 0 && (
-            <tr>
-              <td colSpan={6} className="muted">
-                No API keys yet.
-              </td>
-            </tr>
-          )}
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td>
-                <code>{key.publicKey}</code>
-              </td>
-              <td>
-                <code>{key.displaySecretKey}</code>
-              </td>
-              <td>{key.note ?? <span className="muted">–</span>}</td>
-              <td>{formatDateTime(key.createdAt, { year: true })}</td>
-              <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, { year: true }) : <span className="muted">never</span>}</td>
-              <td className="settings-actions">
-                <Button size="sm" variant="ghost" onClick={() => setDeleting(key)} aria-label={`Delete key ${key.publicKey}`}>
-                  Delete
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
       <form className="settings-inline-form" onSubmit={(e) => void submit(e)}>
         <TextField label="Note (optional)" value={note} maxLength={NOTE_MAX} onChange={(e) => setNote(e.target.value)} />
         <Button type="submit" variant="primary" busy={create.busy}>
@@ -156,23 +135,13 @@ export function ApiKeys({ owner, canManage }: { owner: KeyOwner; canManage: bool
       </form>
       {create.error !== undefined && <InlineError>{describeError(create.error)}</InlineError>}
       {created && <CreatedKeyDialog created={created} owner={owner} onClose={() => setCreated(null)} />}
-      {deleting && (
-        <ConfirmDialog
-          title="Delete API key?"
-          confirmLabel="Delete key"
-          busy={remove.busy}
-          onConfirm={() => void confirmDelete()}
-          onClose={() => {
-            setDeleting(null);
-            remove.reset();
-          }}
-          error={remove.error !== undefined ? <InlineError>{describeError(remove.error)}</InlineError> : null}
-        >
+      <RemovalDialog removal={removal} title="Delete API key?" confirmLabel="Delete key">
+        {(key) => (
           <p>
-            Clients using <code>{deleting.publicKey}</code> are refused at once. This cannot be undone.
+            Clients using <code>{key.publicKey}</code> are refused at once. This cannot be undone.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </RemovalDialog>
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { Pager } from "../../components/Pager";
 import { formatDateTime } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { AUDIT_PAGE_SIZE, settings, type AuditEntry } from "./api";
+import { ListTable } from "./ListTable";
 
 /** What changed, in a few words, from the entry's details. */
 export function describeDetails(entry: AuditEntry): string {
@@ -26,43 +27,28 @@ export function AuditLog({ orgId }: { orgId: string }) {
   const { data, meta } = loaded.data;
   return (
     <div className="settings-block">
-      <div className="settings-scroll">
-        <table className="people" aria-label="Audit log">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">By</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.length === 0 && (
-              <tr>
-                <td colSpan={5} className="muted">
-                  Nothing recorded yet.
-                </td>
-              </tr>
-            )}
-            {data.map((entry) => (
-              <tr key={entry.id}>
-                <td>{formatDateTime(entry.createdAt, { year: true })}</td>
-                <td>
-                  <code>{entry.action}</code>
-                </td>
-                <td>
-                  {entry.targetType} <code>{entry.targetId}</code>
-                </td>
-                <td>
-                  {entry.actorType.toLowerCase().replace(/_/g, " ")} <code>{entry.actorId}</code>
-                </td>
-                <td>{describeDetails(entry)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable
+        label="Audit log"
+        columns={["When", "Action", "Target", "By", "Details"]}
+        empty={data.length === 0 && "Nothing recorded yet."}
+        scroll
+      >
+        {data.map((entry) => (
+          <tr key={entry.id}>
+            <td>{formatDateTime(entry.createdAt, { year: true })}</td>
+            <td>
+              <code>{entry.action}</code>
+            </td>
+            <td>
+              {entry.targetType} <code>{entry.targetId}</code>
+            </td>
+            <td>
+              {entry.actorType.toLowerCase().replace(/_/g, " ")} <code>{entry.actorId}</code>
+            </td>
+            <td>{describeDetails(entry)}</td>
+          </tr>
+        ))}
+      </ListTable>
       <Pager
         page={meta.page}
         totalPages={meta.totalPages}

@@ -1,7 +1,11 @@
 // A modal dialog on the native <dialog>: the browser traps focus, Escape closes it, and focus goes
 // back to where it was. jsdom has no showModal, so tests get an open, non-modal dialog.
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+
+import { describeError } from "../../api/client";
+import { InlineError } from "../../components/States";
+import { useAction } from "./useAction";
 
 interface DialogProps {
   title: string;
@@ -82,5 +86,61 @@ export function ConfirmDialog({
       {children}
       {error}
     </Dialog>
+  );
+}
+
+/** Something's removal, asked first: `ask(thing)` opens the dialog, confirming runs `remove(thing)`
+ * and, once it worked, closes and calls `onRemoved(thing)`; a failure stays in the dialog. */
+export function useRemoval<T>(remove: (thing: T) => Promise<unknown>, onRemoved: (thing: T) => void) {
+  const [asked, setAsked] = useState<{ thing: T } | null>(null);
+  const action = useAction();
+  const confirm = async () => {
+    if (!asked) return;
+    // `true` rather than the answer, which a 204 leaves undefined, as `run` reports a failure.
+    const done = await action.run(async () => {
+      await remove(asked.thing);
+      return true;
+    });
+    if (done) {
+      setAsked(null);
+      onRemoved(asked.thing);
+    }
+  };
+  const close = () => {
+    setAsked(null);
+    action.reset();
+  };
+  return { asked, ask: (thing: T) => setAsked({ thing }), confirm, close, busy: action.busy, error: action.error };
+}
+
+export type Removal<T> = ReturnType<typeof useRemoval<T>>;
+
+/** The dialog of a `useRemoval`, open while something is asked about; `children` says what goes. */
+export function RemovalDialog<T>({
+  removal,
+  title,
+  confirmLabel,
+  showError = (error) => <InlineError>{describeError(error)}</InlineError>,
+  children,
+}: {
+  removal: Removal<T>;
+  title: string;
+  confirmLabel: string;
+  /** How the failure reads; the settings pages' one line by default. */
+  showError?: (error: unknown) => ReactNode;
+  children(thing: T): ReactNode;
+}) {
+  if (!removal.asked) return null;
+  return (
+    <ConfirmDialog
+      title={title}
+      confirmLabel={confirmLabel}
+      busy={removal.busy}
+      onConfirm={() => void removal.confirm()}
+      onClose={removal.close}
+      error={removal.error !== undefined ? showError(removal.error) : null}
+    >
+      {children(removal.asked.thing)}
+    </ConfirmDialog>
   );
 }

@@ -12,9 +12,9 @@ import { Button } from "../../components/Button";
 import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
-import { ConfirmDialog } from "./Dialog";
+import { RemovalDialog, useRemoval } from "./Dialog";
+import { ListTable } from "./ListTable";
 import { ADAPTERS, connectionRequest, EMPTY_CONNECTION, PROVIDER_MAX, type Adapter, type ConnectionForm } from "./LlmConnectionsForm";
-import { useAction } from "./useAction";
 import { useCheckedForm } from "./useCheckedForm";
 import "./LlmConnections.css";
 
@@ -135,20 +135,10 @@ function ConnectionEditor({ api, initial, onSaved, onCancel }: { api: ProjectApi
 export function LlmConnections({ api, canManage }: { api: ProjectApi; canManage: boolean }) {
   const loaded = useLoad((signal) => api.get<Paginated<Connection>>("llm-connections", { limit: 100 }, signal), [api]);
   const [editing, setEditing] = useState<Connection | null>(null);
-  const [deleting, setDeleting] = useState<Connection | null>(null);
-  const remove = useAction();
+  const removal = useRemoval((c: Connection) => api.delete<unknown>(`llm-connections/${encodeURIComponent(c.id)}`), loaded.reload);
   if (loaded.error !== undefined && !loaded.data) return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
   if (!loaded.data) return <Loading label="Loading LLM connections…" />;
   const connections = loaded.data.data;
-
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    const done = await remove.run(() => api.delete<unknown>(`llm-connections/${encodeURIComponent(deleting.id)}`));
-    if (done !== undefined) {
-      setDeleting(null);
-      loaded.reload();
-    }
-  };
 
   return (
     <div className="settings-block">
@@ -158,48 +148,30 @@ export function LlmConnections({ api, canManage }: { api: ProjectApi; canManage:
       {connections.length === 0 ? (
         <p className="muted">No connection yet.</p>
       ) : (
-        <div className="settings-scroll">
-          <table className="people" aria-label="LLM connections">
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Adapter</th>
-                <th scope="col">Base URL</th>
-                <th scope="col">Key</th>
-                <th scope="col">Models</th>
-                {canManage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {connections.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.provider}</td>
-                  <td>{c.adapter}</td>
-                  <td>{c.baseURL ? <code>{c.baseURL}</code> : <span className="muted">default</span>}</td>
-                  <td>
-                    <code>{c.displaySecretKey}</code>
-                    {c.extraHeaderKeys.length > 0 && <div className="muted">+ headers {c.extraHeaderKeys.join(", ")}</div>}
-                  </td>
-                  <td>{[...c.customModels, ...(c.withDefaultModels ? ["defaults"] : [])].join(", ") || "–"}</td>
-                  {canManage && (
-                    <td className="settings-actions">
-                      <Button size="sm" variant="ghost" onClick={() => setEditing(c)} aria-label={`Edit connection ${c.provider}`}>
-                        Edit
-                      </Button>
-                      <Button size="sm" variant="ghost" onClick={() => setDeleting(c)} aria-label={`Delete connection ${c.provider}`}>
-                        Delete
-                      </Button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable label="LLM connections" columns={["Provider", "Adapter", "Base URL", "Key", "Models"]} actions={canManage} scroll>
+          {connections.map((c) => (
+            <tr key={c.id}>
+              <td>{c.provider}</td>
+              <td>{c.adapter}</td>
+              <td>{c.baseURL ? <code>{c.baseURL}</code> : <span className="muted">default</span>}</td>
+              <td>
+                <code>{c.displaySecretKey}</code>
+                {c.extraHeaderKeys.length > 0 && <div className="muted">+ headers {c.extraHeaderKeys.join(", ")}</div>}
+              </td>
+              <td>{[...c.customModels, ...(c.withDefaultModels ? ["defaults"] : [])].join(", ") || "–"}</td>
+              {canManage && (
+                <td className="settings-actions">
+                  <Button size="sm" variant="ghost" onClick={() => setEditing(c)} aria-label={`Edit connection ${c.provider}`}>
+                    Edit
+                  </Button>
+                  <Button size="sm" variant="ghost" onClick={() => removal.ask(c)} aria-label={`Delete connection ${c.provider}`}>
+                    Delete
+                  </Button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </ListTable>
       )}
       {canManage && editing && (
         <ConnectionEditor
@@ -214,23 +186,13 @@ export function LlmConnections({ api, canManage }: { api: ProjectApi; canManage:
         />
       )}
       {canManage && !editing && <ConnectionEditor api={api} initial={null} onSaved={loaded.reload} />}
-      {deleting && (
-        <ConfirmDialog
-          title="Delete LLM connection?"
-          confirmLabel="Delete connection"
-          busy={remove.busy}
-          onConfirm={() => void confirmDelete()}
-          onClose={() => {
-            setDeleting(null);
-            remove.reset();
-          }}
-          error={remove.error !== undefined ? <InlineError>{describeError(remove.error)}</InlineError> : null}
-        >
+      <RemovalDialog removal={removal} title="Delete LLM connection?" confirmLabel="Delete connection">
+        {(c) => (
           <p>
-            Evaluators that call <strong>{deleting.provider}</strong> cannot judge until a connection with that name exists again.
+            Evaluators that call <strong>{c.provider}</strong> cannot judge until a connection with that name exists again.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </RemovalDialog>
     </div>
   );
 }

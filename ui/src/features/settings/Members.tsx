@@ -11,8 +11,9 @@ import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
 import { settings, type Invited, type OrgMember, type ProjectMember } from "./api";
-import { ConfirmDialog } from "./Dialog";
+import { RemovalDialog, useRemoval } from "./Dialog";
 import { checkEmail, EMAIL_MAX, ROLES } from "./forms";
+import { ListTable } from "./ListTable";
 import { useAction } from "./useAction";
 
 function RoleSelect({ label, value, onChange, disabled, allowInherit }: {
@@ -35,7 +36,9 @@ function RoleSelect({ label, value, onChange, disabled, allowInherit }: {
   );
 }
 
-function InviteForm({ invite, defaultRole }: { invite(email: string, role: Role): Promise<Invited>; defaultRole: Role }) {
+/** Invites someone as MEMBER unless another role is picked; `onInvited` refreshes the list. */
+function InviteForm({ invite, onInvited }: { invite(email: string, role: Role): Promise<Invited>; onInvited(): void }) {
+  const defaultRole: Role = "MEMBER";
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>(defaultRole);
   const [problem, setProblem] = useState<string | null>(null);
@@ -50,6 +53,7 @@ function InviteForm({ invite, defaultRole }: { invite(email: string, role: Role)
     if (invited) {
       setEmail("");
       setDone(invited);
+      onInvited();
     }
   };
   return (
@@ -99,53 +103,33 @@ export function ProjectMembers({ projectId, canRead, canManage }: { projectId: s
 
   return (
     <div className="settings-block">
-      <table className="people" aria-label="Project members">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Organization role</th>
-            <th scope="col">Project role</th>
-            <th scope="col">Role here</th>
+      <ListTable label="Project members" columns={["Name", "Email", "Organization role", "Project role", "Role here"]}>
+        {members.map((member) => (
+          <tr key={member.userId}>
+            <td>{who(member)}</td>
+            <td>{member.email}</td>
+            <td>{member.organizationRole}</td>
+            <td>
+              {canManage ? (
+                <RoleSelect
+                  label={`Project role of ${member.email}`}
+                  value={member.projectRole ?? ""}
+                  allowInherit="As in the organization"
+                  disabled={change.busy}
+                  onChange={(role) => void setRole(member, role)}
+                />
+              ) : (
+                member.projectRole ?? <span className="muted">as in the organization</span>
+              )}
+            </td>
+            <td>
+              <strong>{member.effectiveRole}</strong>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {members.map((member) => (
-            <tr key={member.userId}>
-              <td>{who(member)}</td>
-              <td>{member.email}</td>
-              <td>{member.organizationRole}</td>
-              <td>
-                {canManage ? (
-                  <RoleSelect
-                    label={`Project role of ${member.email}`}
-                    value={member.projectRole ?? ""}
-                    allowInherit="As in the organization"
-                    disabled={change.busy}
-                    onChange={(role) => void setRole(member, role)}
-                  />
-                ) : (
-                  member.projectRole ?? <span className="muted">as in the organization</span>
-                )}
-              </td>
-              <td>
-                <strong>{member.effectiveRole}</strong>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
       {change.error !== undefined && <InlineError>{describeError(change.error)}</InlineError>}
-      {canManage && (
-        <InviteForm
-          defaultRole="MEMBER"
-          invite={async (email, role) => {
-            const invited = await settings.inviteToProject(projectId, email, role);
-            loaded.reload();
-            return invited;
-          }}
-        />
-      )}
+      {canManage && <InviteForm invite={(email, role) => settings.inviteToProject(projectId, email, role)} onInvited={loaded.reload} />}
     </div>
   );
 }
@@ -153,7 +137,10 @@ export function ProjectMembers({ projectId, canRead, canManage }: { projectId: s
 export function OrganizationMembers({ orgId, canRead, canManage, selfId }: { orgId: string; canRead: boolean; canManage: boolean; selfId: string }) {
   const loaded = useLoad((signal) => (canRead ? settings.orgMembers(orgId, signal) : Promise.resolve([])), [orgId, canRead]);
   const change = useAction();
-  const [removing, setRemoving] = useState<OrgMember | null>(null);
+  const removal = useRemoval(
+    (member: OrgMember) => settings.removeOrgMember(orgId, member.userId),
+    (member) => loaded.set((loaded.data ?? []).filter((m) => m.userId !== member.userId)),
+  );
   if (!canRead) return <p className="muted">Viewers do not see the organization's members.</p>;
   if (loaded.error !== undefined && !loaded.data) return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
   if (!loaded.data) return <Loading label="Loading members…" />;
@@ -163,89 +150,44 @@ export function OrganizationMembers({ orgId, canRead, canManage, selfId }: { org
     const answer = await change.run(() => settings.setOrgRole(orgId, member.userId, role));
     if (answer) loaded.set(members.map((m) => (m.userId === member.userId ? { ...m, role: answer.role } : m)));
   };
-  const remove = async () => {
-    if (!removing) return;
-    const done = await change.run(() => settings.removeOrgMember(orgId, removing.userId));
-    if (done !== undefined) {
-      loaded.set(members.filter((m) => m.userId !== removing.userId));
-      setRemoving(null);
-    }
-  };
 
   return (
     <div className="settings-block">
-      <table className="people" aria-label="Organization members">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
+      <ListTable label="Organization members" columns={["Name", "Email", "Role"]} actions={canManage}>
+        {members.map((member) => (
+          <tr key={member.userId}>
+            <td>
+              {who(member)}
+              {member.userId === selfId && <span className="muted"> (you)</span>}
+            </td>
+            <td>{member.email}</td>
+            <td>
+              {canManage ? (
+                <RoleSelect
+                  label={`Role of ${member.email}`}
+                  value={member.role}
+                  disabled={change.busy}
+                  onChange={(role) => role && void setRole(member, role)}
+                />
+              ) : (
+                member.role
+              )}
+            </td>
             {canManage && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+              <td className="settings-actions">
+                <Button size="sm" variant="ghost" onClick={() => removal.ask(member)} aria-label={`Remove ${member.email}`}>
+                  Remove
+                </Button>
+              </td>
             )}
           </tr>
-        </thead>
-        <tbody>
-          {members.map((member) => (
-            <tr key={member.userId}>
-              <td>
-                {who(member)}
-                {member.userId === selfId && <span className="muted"> (you)</span>}
-              </td>
-              <td>{member.email}</td>
-              <td>
-                {canManage ? (
-                  <RoleSelect
-                    label={`Role of ${member.email}`}
-                    value={member.role}
-                    disabled={change.busy}
-                    onChange={(role) => role && void setRole(member, role)}
-                  />
-                ) : (
-                  member.role
-                )}
-              </td>
-              {canManage && (
-                <td className="settings-actions">
-                  <Button size="sm" variant="ghost" onClick={() => setRemoving(member)} aria-label={`Remove ${member.email}`}>
-                    Remove
-                  </Button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {change.error !== undefined && !removing && <InlineError>{describeError(change.error)}</InlineError>}
-      {canManage && (
-        <InviteForm
-          defaultRole="MEMBER"
-          invite={async (email, role) => {
-            const invited = await settings.inviteToOrganization(orgId, email, role);
-            loaded.reload();
-            return invited;
-          }}
-        />
-      )}
-      {removing && (
-        <ConfirmDialog
-          title="Remove member?"
-          confirmLabel="Remove"
-          busy={change.busy}
-          onConfirm={() => void remove()}
-          onClose={() => {
-            setRemoving(null);
-            change.reset();
-          }}
-          error={change.error !== undefined ? <InlineError>{describeError(change.error)}</InlineError> : null}
-        >
-          <p>
-            {removing.email} loses access to the organization and its projects.
-          </p>
-        </ConfirmDialog>
-      )}
+        ))}
+      </ListTable>
+      {change.error !== undefined && <InlineError>{describeError(change.error)}</InlineError>}
+      {canManage && <InviteForm invite={(email, role) => settings.inviteToOrganization(orgId, email, role)} onInvited={loaded.reload} />}
+      <RemovalDialog removal={removal} title="Remove member?" confirmLabel="Remove">
+        {(member) => <p>{member.email} loses access to the organization and its projects.</p>}
+      </RemovalDialog>
     </div>
   );
 }

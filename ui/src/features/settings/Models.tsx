@@ -13,9 +13,9 @@ import { ErrorState, InlineError, Loading } from "../../components/States";
 import { Pager } from "../../components/Pager";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
-import { ConfirmDialog } from "./Dialog";
+import { RemovalDialog, useRemoval } from "./Dialog";
+import { ListTable } from "./ListTable";
 import { MODEL_NAME_MAX, modelRequest, PATTERN_MAX, UNITS, type ModelForm, type UsageUnit } from "./forms";
-import { useAction } from "./useAction";
 import { useCheckedForm } from "./useCheckedForm";
 
 interface Model {
@@ -95,84 +95,46 @@ function NewModel({ api, onCreated }: { api: ProjectApi; onCreated(): void }) {
 export function Models({ api, canWrite }: { api: ProjectApi; canWrite: boolean }) {
   const [page, setPage] = useState(1);
   const loaded = useLoad((signal) => api.get<Paginated<Model>>("models", { page, limit: MODELS_LIMIT }, signal), [api, page]);
-  const [deleting, setDeleting] = useState<Model | null>(null);
-  const remove = useAction();
+  const removal = useRemoval((model: Model) => api.delete<unknown>(`models/${encodeURIComponent(model.id)}`), loaded.reload);
   if (loaded.error !== undefined && !loaded.data) return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
   if (!loaded.data) return <Loading label="Loading models…" />;
   const { data: models, meta } = loaded.data;
   // Custom definitions first: they are the ones a person came to change.
   const sorted = [...models].sort((a, b) => Number(a.isLangfuseManaged) - Number(b.isLangfuseManaged));
 
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    const done = await remove.run(() => api.delete<unknown>(`models/${encodeURIComponent(deleting.id)}`));
-    if (done !== undefined) {
-      setDeleting(null);
-      loaded.reload();
-    }
-  };
-
   return (
     <div className="settings-block">
-      <div className="settings-scroll">
-        <table className="people" aria-label="Models">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Match pattern</th>
-              <th scope="col">Unit</th>
-              <th scope="col">Prices</th>
-              <th scope="col">Source</th>
-              {canWrite && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {sorted.map((model) => (
-              <tr key={model.id}>
-                <td>{model.modelName}</td>
-                <td>
-                  <code>{model.matchPattern}</code>
-                </td>
-                <td>{model.unit ?? "–"}</td>
-                <td>{prices(model)}</td>
-                <td>{model.isLangfuseManaged ? <span className="muted">built-in</span> : <span className="badge">custom</span>}</td>
-                {canWrite && (
-                  <td className="settings-actions">
-                    {!model.isLangfuseManaged && (
-                      <Button size="sm" variant="ghost" onClick={() => setDeleting(model)} aria-label={`Delete model ${model.modelName}`}>
-                        Delete
-                      </Button>
-                    )}
-                  </td>
+      <ListTable label="Models" columns={["Model", "Match pattern", "Unit", "Prices", "Source"]} actions={canWrite} scroll>
+        {sorted.map((model) => (
+          <tr key={model.id}>
+            <td>{model.modelName}</td>
+            <td>
+              <code>{model.matchPattern}</code>
+            </td>
+            <td>{model.unit ?? "–"}</td>
+            <td>{prices(model)}</td>
+            <td>{model.isLangfuseManaged ? <span className="muted">built-in</span> : <span className="badge">custom</span>}</td>
+            {canWrite && (
+              <td className="settings-actions">
+                {!model.isLangfuseManaged && (
+                  <Button size="sm" variant="ghost" onClick={() => removal.ask(model)} aria-label={`Delete model ${model.modelName}`}>
+                    Delete
+                  </Button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+              </td>
+            )}
+          </tr>
+        ))}
+      </ListTable>
       <Pager page={page} totalPages={meta.totalPages} onPage={setPage} label="Model pages" />
       {canWrite && <NewModel api={api} onCreated={loaded.reload} />}
-      {deleting && (
-        <ConfirmDialog
-          title="Delete model?"
-          confirmLabel="Delete model"
-          busy={remove.busy}
-          onConfirm={() => void confirmDelete()}
-          onClose={() => {
-            setDeleting(null);
-            remove.reset();
-          }}
-          error={remove.error !== undefined ? <InlineError>{describeError(remove.error)}</InlineError> : null}
-        >
+      <RemovalDialog removal={removal} title="Delete model?" confirmLabel="Delete model">
+        {(model) => (
           <p>
-            New generations matching <code>{deleting.matchPattern}</code> are priced by the built-in definitions again.
+            New generations matching <code>{model.matchPattern}</code> are priced by the built-in definitions again.
           </p>
-        </ConfirmDialog>
-      )}
+        )}
+      </RemovalDialog>
     </div>
   );
 }

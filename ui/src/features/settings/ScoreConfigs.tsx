@@ -11,6 +11,7 @@ import { ErrorState, InlineError, Loading } from "../../components/States";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
 import { DESCRIPTION_MAX, SCORE_NAME_MAX, scoreConfigRequest, type ScoreConfigForm, type ScoreDataType } from "./forms";
+import { ListTable } from "./ListTable";
 import { useAction } from "./useAction";
 import { useCheckedForm } from "./useCheckedForm";
 
@@ -105,48 +106,31 @@ export function ScoreConfigs({ api, canWrite }: { api: ProjectApi; canWrite: boo
 
   return (
     <div className="settings-block">
-      <table className="people" aria-label="Score configs">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Data type</th>
-            <th scope="col">Range or categories</th>
-            <th scope="col">Description</th>
+      <ListTable
+        label="Score configs"
+        columns={["Name", "Data type", "Range or categories", "Description"]}
+        actions={canWrite}
+        empty={configs.length === 0 && "No score configs yet."}
+      >
+        {configs.map((config) => (
+          <tr key={config.id} className={config.isArchived ? "settings-archived" : undefined}>
+            <td>
+              {config.name}
+              {config.isArchived && <span className="badge">archived</span>}
+            </td>
+            <td>{config.dataType}</td>
+            <td>{shape(config)}</td>
+            <td>{config.description ?? <span className="muted">–</span>}</td>
             {canWrite && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
+              <td className="settings-actions">
+                <Button size="sm" variant="ghost" disabled={archive.busy} onClick={() => void setArchived(config, !config.isArchived)}>
+                  {config.isArchived ? "Restore" : "Archive"}
+                </Button>
+              </td>
             )}
           </tr>
-        </thead>
-        <tbody>
-          {configs.length === 0 && (
-            <tr>
-              <td colSpan={5} className="muted">
-                No score configs yet.
-              </td>
-            </tr>
-          )}
-          {configs.map((config) => (
-            <tr key={config.id} className={config.isArchived ? "settings-archived" : undefined}>
-              <td>
-                {config.name}
-                {config.isArchived && <span className="badge">archived</span>}
-              </td>
-              <td>{config.dataType}</td>
-              <td>{shape(config)}</td>
-              <td>{config.description ?? <span className="muted">–</span>}</td>
-              {canWrite && (
-                <td className="settings-actions">
-                  <Button size="sm" variant="ghost" disabled={archive.busy} onClick={() => void setArchived(config, !config.isArchived)}>
-                    {config.isArchived ? "Restore" : "Archive"}
-                  </Button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
       {archive.error !== undefined && <InlineError>{describeError(archive.error)}</InlineError>}
       {canWrite && <NewScoreConfig api={api} onCreated={loaded.reload} />}
     </div>

@@ -16,10 +16,7 @@ fn a_bare_span_gets_defaults() {
     assert_eq!((event.model_parameters.as_str(), event.input.as_str()), ("{}", ""));
     assert_eq!(event.trace_id, hex::encode(TRACE_ID));
     assert_eq!(event.parent_span_id, hex::encode(PARENT_ID));
-    assert_eq!(
-        (event.ingestion_sdk_name.as_str(), event.ingestion_sdk_version.as_str()),
-        ("unknown", "unknown")
-    );
+    assert_eq!((&*event.ingestion_sdk_name, &*event.ingestion_sdk_version), ("unknown", "unknown"));
     assert!(!converted.is_root && !converted.has_trace_update);
     assert_eq!(converted.trace.name, None);
     assert_eq!(event.experiment, None);
@@ -313,4 +310,37 @@ fn inputs_and_raw_attributes_are_moved_whole_and_a_root_copies_the_full_metadata
         "the trace reads the input before it moves"
     );
     assert_eq!(event.origin.service_name, "svc");
+}
+
+#[test]
+fn the_events_of_a_request_share_its_texts_and_those_of_their_scope() {
+    use std::sync::Arc;
+
+    let mut request =
+        request(vec![s("service.name", "svc")], "scope-a", vec![span("a1", vec![]), span("a2", vec![])]);
+    let mut other_scope = request.resource_spans[0].scope_spans[0].clone();
+    other_scope.scope.as_mut().unwrap().name = "scope-b".into();
+    request.resource_spans[0].scope_spans.push(other_scope);
+    let context = crate::otel::ConvertContext {
+        blob_storage_file_path: "otel/p/raw.pb".into(),
+        public_key: "pk-lf-1".into(),
+        ..context()
+    };
+    let converted = crate::otel::convert(&request, &context);
+    let events: Vec<_> = converted.iter().map(|c| &c.event).collect();
+    assert_eq!(events.len(), 4);
+    let (first, last) = (events[0], events[3]);
+    assert_eq!((&*first.blob_storage_file_path, &*first.ingestion_api_key), ("otel/p/raw.pb", "pk-lf-1"));
+    assert_eq!(
+        (&*first.ingestion_sdk_name, &*first.ingestion_sdk_version, first.source),
+        ("unknown", "unknown", "otel")
+    );
+    // One copy per request (and per scope for the origin), however many spans it has.
+    assert!(Arc::ptr_eq(&first.blob_storage_file_path, &last.blob_storage_file_path));
+    assert!(Arc::ptr_eq(&first.ingestion_api_key, &last.ingestion_api_key));
+    assert!(Arc::ptr_eq(&first.ingestion_sdk_name, &last.ingestion_sdk_name));
+    assert!(Arc::ptr_eq(&first.origin, &events[1].origin));
+    assert!(!Arc::ptr_eq(&first.origin, &last.origin));
+    assert_eq!((first.origin.scope_name.as_str(), last.origin.scope_name.as_str()), ("scope-a", "scope-b"));
+    assert_eq!(last.origin.service_name, "svc");
 }

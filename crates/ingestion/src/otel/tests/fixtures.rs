@@ -231,9 +231,9 @@ fn check_against_wire(capture: &Capture, spans: &[ConvertedSpan]) {
         assert_eq!(event.name, wire["name"].as_str().unwrap());
         assert_eq!(event.start_time, micros(&wire["startTimeUnixNano"]), "{}", capture.file);
         assert_eq!(event.end_time, Some(micros(&wire["endTimeUnixNano"])));
-        assert_eq!((event.project_id.as_str(), event.source.as_str()), ("project-1", "otel"));
+        assert_eq!((event.project_id.as_str(), event.source), ("project-1", "otel"));
         assert_eq!(event.created_at, 1_800_000_000_000_000);
-        assert_eq!(event.ingestion_api_key, "pk-lf-1234567890");
+        assert_eq!(&*event.ingestion_api_key, "pk-lf-1234567890");
         assert!(event.event_bytes > 0);
     }
 }
@@ -374,9 +374,9 @@ fn sdk_headers_are_attributed() {
             Client::PlainOtel => "unknown",
         };
         for span in &spans {
-            assert_eq!(span.event.ingestion_sdk_name, expected_name, "{}", capture.file);
+            assert_eq!(&*span.event.ingestion_sdk_name, expected_name, "{}", capture.file);
             let version = capture.sdk.version.clone().unwrap_or_else(|| "unknown".into());
-            assert_eq!(span.event.ingestion_sdk_version, version, "{}", capture.file);
+            assert_eq!(*span.event.ingestion_sdk_version, *version, "{}", capture.file);
         }
     }
 }
