@@ -14,6 +14,7 @@ use test_support::llm_stub::{LlmStub, StubReply};
 use tokio_util::sync::CancellationToken;
 
 use crate::api::Api;
+use crate::apps::App;
 use crate::evaluations::{
     connect, evaluator, executions, rule, send_spans, settled, start, stored_score, until,
 };
@@ -26,6 +27,31 @@ async fn get(api: &Api, path: &str) -> Value {
     let (status, body) = api.send(Method::GET, path, None).await;
     assert_eq!(status, 200, "{path}: {body}");
     body
+}
+
+/// A matching span's execution, recorded while its evaluator is paused, stays pending and
+/// unattempted for 3 s, and no provider is called.
+async fn waits_uncalled(pool: &PgPool, rule: &str, worker: &App, stub: &LlmStub) {
+    until(pool, rule, Duration::from_secs(60), worker, |f| f.len() == 1).await;
+    let due_since = Instant::now();
+    while due_since.elapsed() < Duration::from_secs(3) {
+        let found = executions(pool, rule).await;
+        assert_eq!((found[0].status.as_str(), found[0].attempts), ("pending", 0), "{found:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(stub.requests().is_empty(), "a paused evaluator called a provider");
+}
+
+/// Saving a connection with the stub's custom model resumes the evaluator and its rule, and the
+/// waiting execution is judged once.
+async fn resumes_and_judges(api: &Api, stub: &LlmStub, pool: &PgPool, worker: &App, judge: &str, rule: &str) {
+    connect(api, stub).await;
+    let resumed = get(api, &format!("/api/public/v2/evaluators/{judge}")).await;
+    assert_eq!((&resumed["status"], &resumed["pausedReason"]), (&json!("active"), &Value::Null), "{resumed}");
+    let shown = get(api, &format!("/api/public/v2/evaluation-rules/{rule}")).await;
+    assert_eq!(shown["status"], "active", "{shown}");
+    let found = until(pool, rule, Duration::from_secs(60), worker, |f| settled(f, 1)).await;
+    assert_eq!((found[0].status.as_str(), found[0].attempts), ("completed", 1), "{found:?}");
 }
 
 #[tokio::test]
@@ -69,23 +95,10 @@ async fn deleting_a_connection_pauses_its_evaluators_until_one_is_saved_again() 
     // A matching span while paused: its execution is recorded and waits, never called.
     send_spans(&api, "7bf92f3577b34da6a3ce929d0e0e4736", &[("00000000000000c1", "judge-me", "case-ok")])
         .await;
-    until(&pool, &live, Duration::from_secs(60), &worker, |f| f.len() == 1).await;
-    let due_since = Instant::now();
-    while due_since.elapsed() < Duration::from_secs(3) {
-        let found = executions(&pool, &live).await;
-        assert_eq!((found[0].status.as_str(), found[0].attempts), ("pending", 0), "{found:?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert!(stub.requests().is_empty(), "a paused evaluator called its provider");
+    waits_uncalled(&pool, &live, &worker, &stub).await;
 
     // A connection for the provider again: the evaluator and the rule resume, the span is judged.
-    connect(&api, &stub).await;
-    let resumed = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
-    assert_eq!((&resumed["status"], &resumed["pausedReason"]), (&json!("active"), &Value::Null), "{resumed}");
-    let shown = get(&api, &format!("/api/public/v2/evaluation-rules/{live}")).await;
-    assert_eq!(shown["status"], "active", "{shown}");
-    let found = until(&pool, &live, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
-    assert_eq!((found[0].status.as_str(), found[0].attempts), ("completed", 1), "{found:?}");
+    resumes_and_judges(&api, &stub, &pool, &worker, &judge, &live).await;
 }
 
 #[tokio::test]
@@ -136,21 +149,10 @@ async fn evaluators_on_the_default_model_pause_while_no_connection_has_a_custom_
     // A matching span while paused waits uncalled instead of ending in error.
     send_spans(&api, "8bf92f3577b34da6a3ce929d0e0e4736", &[("00000000000000d1", "judge-by-default", "q")])
         .await;
-    until(&pool, &live, Duration::from_secs(60), &worker, |f| f.len() == 1).await;
-    let due_since = Instant::now();
-    while due_since.elapsed() < Duration::from_secs(3) {
-        let found = executions(&pool, &live).await;
-        assert_eq!((found[0].status.as_str(), found[0].attempts), ("pending", 0), "{found:?}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    assert!(stub.requests().is_empty(), "a paused evaluator called a provider");
+    waits_uncalled(&pool, &live, &worker, &stub).await;
 
     // A connection with a custom model again: resumed, and judged by that model.
-    connect(&api, &stub).await;
-    let resumed = get(&api, &format!("/api/public/v2/evaluators/{judge}")).await;
-    assert_eq!((&resumed["status"], &resumed["pausedReason"]), (&json!("active"), &Value::Null), "{resumed}");
-    let found = until(&pool, &live, Duration::from_secs(60), &worker, |f| settled(f, 1)).await;
-    assert_eq!((found[0].status.as_str(), found[0].attempts), ("completed", 1), "{found:?}");
+    resumes_and_judges(&api, &stub, &pool, &worker, &judge, &live).await;
     assert!(
         stub.requests().iter().all(|r| r.body["model"] == "judge-default"),
         "the default model was asked"
