@@ -12,7 +12,7 @@ import { useLoad } from "../../components/useLoad";
 import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
 import type { ChatMessage, DataType } from "./api";
-import { ErrorMessage, evaluatorDefault, Highlighted, MappingEditor } from "./common";
+import { evaluatorDefault, FormActions, Highlighted, MappingEditor } from "./common";
 import { DATA_TYPES, evaluatorRequest, NAME_MAX, promptVariables, ROLES, type EvaluatorField, type EvaluatorForm } from "./forms";
 
 function ModelPicker({ value, onChange, error }: { value: string; onChange(value: string): void; error?: string | undefined }) {
@@ -230,13 +230,7 @@ export function EvaluatorEditor({ initial, submitLabel, chooseKind = false, send
       </div>
       <CodeFields form={form} set={set} chooseKind={chooseKind} problem={problems.messages} />
       {form.kind === "llm_as_judge" && <JudgeFields form={form} set={set} problems={problems} mappingProblems={mappingProblems} />}
-      <div className="settings-row">
-        <Button type="submit" variant="primary" busy={action.busy}>
-          {submitLabel}
-        </Button>
-        <Button onClick={onCancel}>Cancel</Button>
-      </div>
-      {action.error !== undefined && <ErrorMessage error={action.error} />}
+      <FormActions submitLabel={submitLabel} busy={action.busy} error={action.error} onCancel={onCancel} />
     </form>
   );
 }

@@ -4,13 +4,12 @@
 
 import { useState, type FormEvent } from "react";
 
-import { Button } from "../../components/Button";
 import { TextField } from "../../components/TextField";
 import { useLoad } from "../../components/useLoad";
 import { FilterBuilder } from "../observations/FilterBuilder";
 import { useAction } from "../settings/useAction";
 import { useEvaluators } from "./access";
-import { ErrorMessage, MappingEditor } from "./common";
+import { FormActions, MappingEditor } from "./common";
 import { DELAY_MAX, NAME_MAX, ruleRequest, type RuleField, type RuleForm } from "./forms";
 import { RULE_COLUMNS, RULE_FILTERS_MAX } from "./ruleFilter";
 
@@ -105,13 +104,7 @@ export function RuleEditor({ initial, submitLabel, send, onCancel }: { initial: 
           {problems.mapping && <p className="field__error">{problems.mapping}</p>}
         </fieldset>
       )}
-      <div className="settings-row">
-        <Button type="submit" variant="primary" busy={action.busy}>
-          {submitLabel}
-        </Button>
-        <Button onClick={onCancel}>Cancel</Button>
-      </div>
-      {action.error !== undefined && <ErrorMessage error={action.error} />}
+      <FormActions submitLabel={submitLabel} busy={action.busy} error={action.error} onCancel={onCancel} />
     </form>
   );
 }

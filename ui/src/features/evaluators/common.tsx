@@ -4,6 +4,7 @@
 import { Fragment } from "react";
 
 import { describeError, isApiError } from "../../api/client";
+import { Button } from "../../components/Button";
 import { InlineError } from "../../components/States";
 
 import type { Evaluator, FilterCondition, ModelConfig, OutputDefinition, Rule } from "./api";
@@ -161,5 +162,20 @@ export function ErrorMessage({ error }: { error: unknown }) {
         </ul>
       )}
     </InlineError>
+  );
+}
+
+/** The foot of the evaluator and rule forms: submit, cancel, and what the server refused. */
+export function FormActions({ submitLabel, busy, error, onCancel }: { submitLabel: string; busy: boolean; error: unknown; onCancel: () => void }) {
+  return (
+    <>
+      <div className="settings-row">
+        <Button type="submit" variant="primary" busy={busy}>
+          {submitLabel}
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
+      {error !== undefined && <ErrorMessage error={error} />}
+    </>
   );
 }
