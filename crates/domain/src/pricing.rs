@@ -60,15 +60,20 @@ pub fn cost(
     let priced = |units: u64, price: Decimal12| {
         i64::try_from(units).ok().and_then(|units| units.checked_mul(price.0)).map(Decimal12)
     };
-    let mut costs: BTreeMap<String, Decimal12> = usage
-        .iter()
-        .filter_map(|(kind, units)| Some((kind.clone(), priced(*units, *prices.get(kind)?)?)))
-        .collect();
-    if costs.is_empty() || costs.contains_key("total") {
-        return costs;
+    // Inserted one by one rather than collected: collecting a handful of entries into a BTreeMap
+    // goes through a sorted vector first, which cost more than the pricing itself (it runs for
+    // every generation).
+    let mut costs = BTreeMap::new();
+    let mut total = Some(0i64);
+    for (kind, units) in usage {
+        if let Some(cost) = prices.get(kind).and_then(|price| priced(*units, *price)) {
+            total = total.and_then(|sum| sum.checked_add(cost.0));
+            costs.insert(kind.clone(), cost);
+        }
     }
-    let total = costs.values().try_fold(0i64, |sum, c| sum.checked_add(c.0));
-    costs.extend(total.map(|t| ("total".to_owned(), Decimal12(t))));
+    if !costs.is_empty() && !costs.contains_key("total") {
+        costs.extend(total.map(|t| ("total".to_owned(), Decimal12(t))));
+    }
     costs
 }
 

@@ -6,9 +6,11 @@ there is one session behind one global lock: every query is serialised. A server
 side, so an insert there never waits for other clients' SELECTs; to stay close to that, the lock is granted to
 writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
 waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
-have passed waiting reads, the oldest read goes next, so reads are never starved. Answers are unchanged: only
-the order of waiting statements is. The protocol facts behind each choice are in
-shared/reference/rust-stack.md section 3.
+have passed waiting reads, the oldest read goes next, so reads are never starved. A read that waited while a
+write ran, and names no table a waiting write inserts into, goes before the waiting urgent statements: on a
+server it would have run beside them and seen what the finished write stored, so it should not wait out
+writes it cannot see (a flush's other tables). Answers are unchanged: only the order of waiting statements
+is. The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
@@ -58,40 +60,66 @@ CONTENT_TYPES = (("tabseparated", "text/tab-separated-values; charset=UTF-8"),
                  ("csv", "text/csv; charset=UTF-8; header=absent"), ("json", "application/json; charset=UTF-8"))
 
 
+class Ticket:
+    """One statement waiting for the lock. `writes`: the tables an urgent statement inserts into (empty for a
+    priority read, None when unknown: DDL, mutations, which every read waits for); `words`: the identifiers
+    a plain read names; `fresh`: a write ran while this read waited."""
+
+    def __init__(self, urgent=False, writes=frozenset(), words=frozenset()):
+        self.urgent, self.writes, self.words, self.fresh = urgent, writes, words, False
+
+
 class SchedLock:
     """The one lock on chdb, granted to urgent statements before plain reads (see the module docstring)."""
 
     def __init__(self, read_passed=READ_PASSED):
         self.cond = threading.Condition(threading.Lock())
-        self.busy = False
+        self.busy = None  # the ticket holding the lock
         self.waiting = (deque(), deque())  # (urgent, read) tickets, oldest first
         self.passed = 0  # urgent grants since the oldest waiting read started waiting
         self.read_passed = read_passed
 
+    def _fresh_read(self):
+        """The oldest read that waited out a write and names no table a waiting write inserts into."""
+        urgent, read = self.waiting
+        pending = set()
+        for ticket in urgent:
+            if ticket.writes is None:
+                return None
+            pending |= ticket.writes
+        return next((r for r in read if r.fresh and not (r.words & pending)), None)
+
     def _next(self):
         urgent, read = self.waiting
+        fresh = self._fresh_read()
+        if fresh is not None:
+            return fresh
         if urgent and not (read and self.passed >= self.read_passed):
-            return urgent
-        return read or urgent
+            return urgent[0]
+        return read[0] if read else urgent[0]
 
-    def acquire(self, urgent=False):
-        ticket, queue = object(), self.waiting[0 if urgent else 1]
+    def acquire(self, ticket=None):
+        ticket = ticket or Ticket()
+        queue = self.waiting[0 if ticket.urgent else 1]
         with self.cond:
             queue.append(ticket)
-            while self.busy or self._next()[0] is not ticket:
+            while self.busy is not None or self._next() is not ticket:
                 self.cond.wait()
-            queue.popleft()
-            self.busy = True
+            queue.remove(ticket)
+            self.busy = ticket
             # Counts how long the oldest waiting read has been passed over; a read served resets it.
-            self.passed = self.passed + 1 if urgent and self.waiting[1] else 0
+            self.passed = self.passed + 1 if ticket.urgent and self.waiting[1] else 0
 
     def release(self):
         with self.cond:
-            self.busy = False
+            if self.busy is not None and self.busy.writes != frozenset():
+                for waiting in self.waiting[1]:
+                    waiting.fresh = True
+            self.busy = None
             self.cond.notify_all()
 
-    def hold(self, urgent=False):
-        return _Held(self, urgent)
+    def hold(self, ticket=None):
+        return _Held(self, ticket or Ticket())
 
     # `with lock:` (shutdown) is a plain, non-urgent hold.
     def __enter__(self):
@@ -104,12 +132,12 @@ class SchedLock:
 class _Held:
     """One hold of the lock, timed: how long it queued (`waited`) and how long it ran (`held`)."""
 
-    def __init__(self, lock, urgent):
-        self.lock, self.urgent, self.waited, self.held, self.t = lock, urgent, 0.0, 0.0, 0.0
+    def __init__(self, lock, ticket):
+        self.lock, self.ticket, self.waited, self.held, self.t = lock, ticket, 0.0, 0.0, 0.0
 
     def __enter__(self):
         t0 = time.perf_counter()
-        self.lock.acquire(self.urgent)
+        self.lock.acquire(self.ticket)
         self.t = time.perf_counter()
         self.waited = self.t - t0
 
@@ -161,6 +189,20 @@ def urgent(sql, settings):
     except ValueError:
         pass
     return bool(WRITE_RE.match(sql))
+
+
+INSERT_TABLE_RE = re.compile(rb"^\s*INSERT\s+INTO\s+(?:`?\w+`?\.)?`?(\w+)`?", re.I)
+WORD_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def ticket_for(sql, settings):
+    """How a statement waits for the lock (see `Ticket`)."""
+    if not urgent(sql, settings):
+        return Ticket(words=frozenset(w.decode().lower() for w in WORD_RE.findall(sql)))
+    if not WRITE_RE.match(sql):
+        return Ticket(urgent=True)  # a priority read changes nothing
+    table = INSERT_TABLE_RE.match(sql)
+    return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]) if table else None)
 
 
 class Engine:
@@ -266,8 +308,8 @@ class Handler(BaseHTTPRequestHandler):
 
     do_POST = do_GET
 
-    def held(self, is_urgent):
-        self.lock_hold = self.server.engine.lock.hold(is_urgent)
+    def held(self, ticket):
+        self.lock_hold = self.server.engine.lock.hold(ticket)
         return self.lock_hold
 
     def common(self, params):
@@ -299,7 +341,7 @@ class Handler(BaseHTTPRequestHandler):
         db, settings = self.common(params)
         engine = self.server.engine
         try:
-            with self.held(urgent(sql, settings)):
+            with self.held(ticket_for(sql, settings)):
                 try:
                     engine.apply(db, settings)
                     if body_insert:
@@ -325,7 +367,7 @@ class Handler(BaseHTTPRequestHandler):
         self.written = Written()
         pieces = self.written.count(pieces)
         engine = self.server.engine
-        with self.held(True):
+        with self.held(ticket_for(head.encode(), settings)):
             try:
                 engine.apply(db, settings)
                 done = engine.insert(head, fmt, pieces)

@@ -21,7 +21,7 @@ import unittest
 import lz4.block
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chfront import READ_PASSED, SchedLock, urgent  # noqa: E402
+from chfront import READ_PASSED, SchedLock, Ticket, ticket_for, urgent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOUNDARY = "clickhouse-rs-boundary-Ab3dEf6hIj9kLm0n"
@@ -311,6 +311,14 @@ class ChFrontTest(unittest.TestCase):
         self.assertTrue(body.startswith(b"Code: 33. DB::Exception:"), body)
 
 
+def read(*tables):
+    return Ticket(words=frozenset(tables))
+
+
+def write(table):
+    return Ticket(urgent=True, writes=frozenset([table]))
+
+
 class SchedLockTest(unittest.TestCase):
     """The order in which the front's one lock is granted to waiting statements."""
 
@@ -321,18 +329,21 @@ class SchedLockTest(unittest.TestCase):
                 self.fail(f"timed out waiting for {what}")
             time.sleep(0.001)
 
-    def run_waiters(self, lock, waiters):
-        """Hold the lock, queue `waiters` ((name, urgent), in this order), release; the order they got it in."""
+    def run_waiters(self, lock, waiters, holder=None):
+        """Hold the lock as `holder`, queue `waiters` ((name, ticket), in this order), release; the order they
+        got it in. A bare bool stands for a statement on table `t`: a write into it, or a read of it."""
         order, threads = [], []
 
-        def take(name, is_urgent):
-            with lock.hold(is_urgent):
+        def take(name, ticket):
+            with lock.hold(ticket):
                 order.append(name)
 
-        lock.acquire()
-        for name, is_urgent in waiters:
+        lock.acquire(holder)
+        for name, ticket in waiters:
+            if isinstance(ticket, bool):
+                ticket = write("t") if ticket else read("t")
             n = len(lock.waiting[0]) + len(lock.waiting[1])
-            t = threading.Thread(target=take, args=(name, is_urgent))
+            t = threading.Thread(target=take, args=(name, ticket))
             t.start()
             threads.append(t)
             self.wait_until(lambda: len(lock.waiting[0]) + len(lock.waiting[1]) == n + 1, f"{name} to queue")
@@ -355,6 +366,37 @@ class SchedLockTest(unittest.TestCase):
         order = self.run_waiters(SchedLock(), [("s1", False)] + writes)
         self.assertEqual(order.index("s1"), READ_PASSED)
         self.assertEqual([n for n in order if n != "s1"], [n for n, _ in writes])
+
+    def test_a_read_that_waited_out_a_write_skips_writes_to_tables_it_does_not_name(self):
+        # A flush: its events insert holds the lock, its other inserts wait, and so do two polls.
+        waiters = [("read events", read("events_full")), ("insert traces", write("traces")),
+                   ("merge read", Ticket(urgent=True)), ("read trace", read("traces", "observations")),
+                   ("insert observations", write("observations"))]
+        order = self.run_waiters(SchedLock(), waiters, holder=write("events_full"))
+        self.assertEqual(order, ["read events", "insert traces", "merge read", "insert observations", "read trace"])
+
+    def test_a_read_keeps_its_place_when_no_write_ran_while_it_waited(self):
+        for holder in (None, Ticket(urgent=True)):  # a plain read, a priority read
+            waiters = [("read events", read("events_full")), ("insert traces", write("traces"))]
+            order = self.run_waiters(SchedLock(), waiters, holder=holder)
+            self.assertEqual(order, ["insert traces", "read events"])
+
+    def test_a_waiting_statement_of_unknown_reach_holds_every_read_back(self):
+        waiters = [("read a", read("a")), ("alter", Ticket(urgent=True, writes=None))]
+        order = self.run_waiters(SchedLock(), waiters, holder=write("b"))
+        self.assertEqual(order, ["alter", "read a"])
+
+    def test_tickets(self):
+        t = ticket_for(b"INSERT INTO `loupe`.`events_full` (`a`, `b`) FORMAT RowBinary", {})
+        self.assertEqual((t.urgent, t.writes), (True, frozenset(["events_full"])))
+        self.assertEqual(ticket_for(b"insert into Scores FORMAT RowBinary", {}).writes, frozenset(["scores"]))
+        for sql in (b"ALTER TABLE t DELETE WHERE 1", b"CREATE TABLE x (a Int8)", b"OPTIMIZE TABLE t FINAL"):
+            self.assertIsNone(ticket_for(sql, {}).writes, sql)
+        merge = ticket_for(b"SELECT 1 FROM traces", {"priority": "1"})
+        self.assertEqual((merge.urgent, merge.writes), (True, frozenset()))
+        poll = ticket_for(b"SELECT id FROM Events_Core WHERE trace_id = {t:String}", {})
+        self.assertFalse(poll.urgent)
+        self.assertTrue({"events_core", "trace_id", "select"} <= poll.words)
 
     def test_what_counts_as_urgent(self):
         for sql in (b"INSERT INTO t FORMAT RowBinary", b"  alter table t delete where 1", b"CREATE TABLE x (a Int8)",

@@ -2,10 +2,14 @@
 //! back (issue: a span readable 100 ms after it is acknowledged).
 //!
 //! Starts web and worker (release builds) with a database of their own, then, one sample at a
-//! time, sends a one-span OTLP export and a score (legacy batch `score-create`) and polls every
-//! read that should show them until each does, recording acknowledgement → visible per read:
-//! Observations v2 and Scores v3 (v4 reads, unless the write mode is `legacy`), and the v1 trace
-//! and `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
+//! time, sends a one-span OTLP export and a score (legacy batch `score-create`) and polls a read
+//! that should show them until it does, recording acknowledgement → visible: Observations v2 and
+//! Scores v3 (v4 reads, unless the write mode is `legacy`), and the v1 trace and
+//! `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
+//! Each sample polls one read, the reads taking turns, as a client waiting for its data does: the
+//! local engine runs one statement at a time, so pollers of other reads would queue in front of
+//! the insert and of each other (a ClickHouse server runs them side by side). `--together` polls
+//! every read in every sample instead. `--samples N` is per read.
 //! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
 
 use std::collections::BTreeMap;
@@ -27,6 +31,8 @@ use crate::processes::{RunEnv, Running, free_port, run_env};
 pub struct Options {
     common: Common,
     samples: u64,
+    /// Every read polled in every sample, rather than one read per sample.
+    together: bool,
     /// Background spans per second while sampling (0: an idle server).
     load: u64,
     settings: Vec<(String, String)>,
@@ -34,17 +40,18 @@ pub struct Options {
 
 impl Options {
     pub fn from_args(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
-        let (mut samples, mut load, mut settings) = (100, 0, Vec::new());
+        let (mut samples, mut load, mut settings, mut together) = (100, 0, Vec::new(), false);
         let common = flags::parse(args, |flag| {
             match flag.name() {
                 "--env" => settings.push(flag.setting()?),
                 "--samples" => samples = flag.number()?,
                 "--load" => load = flag.number()?,
+                "--together" => together = true,
                 _ => return Ok(false),
             }
             Ok(true)
         })?;
-        Ok(Self { common, samples, load, settings })
+        Ok(Self { common, samples, together, load, settings })
     }
 }
 
@@ -182,8 +189,10 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64)
     let auth = format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")));
     let probe = Arc::new(Probe { client: client.clone(), base: web.url.clone(), auth });
     println!(
-        "freshness benchmark: {} samples, write mode {write_mode}, background load {} spans/s; acknowledgement → visible",
-        options.samples, options.load
+        "freshness benchmark: {} samples per read, {}, write mode {write_mode}, background load {} spans/s; acknowledgement → visible",
+        options.samples,
+        if options.together { "every read polled in each sample" } else { "one read polled per sample" },
+        options.load
     );
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -194,11 +203,15 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64)
     }
     let mut seen: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
     let mut acks: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
-    for n in 0..options.samples {
+    let reads_per_sample = if options.together { 1 } else { reads.urls("", "", "").len() as u64 };
+    for n in 0..options.samples * reads_per_sample {
         let (trace, score, acked, ack) = probe.send(run_id, n).await?;
         acks[0].push(ack[0]);
         acks[1].push(ack[1]);
-        let urls = reads.urls(&probe.base, &trace, &score);
+        let mut urls = reads.urls(&probe.base, &trace, &score);
+        if !options.together {
+            urls = vec![urls.swap_remove((n % reads_per_sample) as usize)];
+        }
         let waits =
             futures::future::try_join_all(urls.iter().map(|(_, url)| probe.visible(url, acked))).await?;
         for ((name, _), wait) in urls.iter().zip(waits) {
