@@ -8,8 +8,8 @@
 //! `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
 //! Each sample polls one read, the reads taking turns, as a client waiting for its data does: the
 //! local engine runs one statement at a time, so pollers of other reads would queue in front of
-//! the insert and of each other (a ClickHouse server runs them side by side). `--together` polls
-//! every read in every sample instead. `--samples N` is per read.
+//! the insert and of each other (a ClickHouse server runs them side by side). `--poll all` polls
+//! every read in every sample instead (`--poll one` is the default). `--samples N` is per read.
 //! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
 
 use std::collections::BTreeMap;
@@ -46,7 +46,13 @@ impl Options {
                 "--env" => settings.push(flag.setting()?),
                 "--samples" => samples = flag.number()?,
                 "--load" => load = flag.number()?,
-                "--together" => together = true,
+                "--poll" => {
+                    together = match flag.text().as_str() {
+                        "one" => false,
+                        "all" => true,
+                        other => anyhow::bail!("--poll takes one or all, got {other}"),
+                    }
+                }
                 _ => return Ok(false),
             }
             Ok(true)
