@@ -176,7 +176,10 @@ fn images_run_as_a_non_root_user_and_listen_on_every_address() {
         "numeric non-root USER (runAsNonRoot can check it): {user}"
     );
     assert!(runtime.all("ENV").contains(&"LANGFUSE_LISTEN_ADDRESS=0.0.0.0"));
-    assert!(runtime.all("ENV").contains(&"MIMALLOC_PURGE_DELAY=10000"), "both binaries keep freed memory for reuse");
+    assert!(
+        runtime.all("ENV").contains(&"MIMALLOC_PURGE_DELAY=10000"),
+        "both binaries keep freed memory for reuse"
+    );
     assert!(runtime.all("RUN").iter().any(|r| r.contains("useradd") && r.contains(uid)));
     for name in ["web", "worker"] {
         assert!(stage(name).all("USER").is_empty(), "{name} keeps the runtime's non-root user");
