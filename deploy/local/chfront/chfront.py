@@ -63,7 +63,8 @@ CONTENT_TYPES = (("tabseparated", "text/tab-separated-values; charset=UTF-8"),
 class Ticket:
     """One statement waiting for the lock. `writes`: the tables an urgent statement inserts into (empty for a
     priority read, None when unknown: DDL, mutations, which every read waits for); `words`: the identifiers
-    a plain read names; `fresh`: a write ran while this read waited."""
+    a plain read names; `fresh`: a write ran while this read waited, and when it ended no waiting write
+    inserted into a table the read names (nor was DDL waiting)."""
 
     def __init__(self, urgent=False, writes=frozenset(), words=frozenset()):
         self.urgent, self.writes, self.words, self.fresh = urgent, writes, words, False
@@ -79,19 +80,12 @@ class SchedLock:
         self.passed = 0  # urgent grants since the oldest waiting read started waiting
         self.read_passed = read_passed
 
-    def _fresh_read(self):
-        """The oldest read that waited out a write and names no table a waiting write inserts into."""
-        urgent, read = self.waiting
-        pending = set()
-        for ticket in urgent:
-            if ticket.writes is None:
-                return None
-            pending |= ticket.writes
-        return next((r for r in read if r.fresh and not (r.words & pending)), None)
-
     def _next(self):
+        """Who goes next. Only `release` may make a waiter other than a newcomer next: it notifies every
+        waiter, while an arrival notifies nobody. So an arrival must leave the answer as it was, or make
+        itself next (a read is never fresh on arrival; an urgent one joins the end of its queue)."""
         urgent, read = self.waiting
-        fresh = self._fresh_read()
+        fresh = next((r for r in read if r.fresh), None)
         if fresh is not None:
             return fresh
         if urgent and not (read and self.passed >= self.read_passed):
@@ -113,8 +107,13 @@ class SchedLock:
     def release(self):
         with self.cond:
             if self.busy is not None and self.busy.writes != frozenset():
-                for waiting in self.waiting[1]:
-                    waiting.fresh = True
+                # Judged now, against the writes waiting now: a write that comes later must not take
+                # freshness back (see `_next`).
+                urgent = self.waiting[0]
+                if all(t.writes is not None for t in urgent):
+                    pending = frozenset().union(*(t.writes for t in urgent))
+                    for waiting in self.waiting[1]:
+                        waiting.fresh = waiting.fresh or not (waiting.words & pending)
             self.busy = None
             self.cond.notify_all()
 
