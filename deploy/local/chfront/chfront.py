@@ -7,10 +7,10 @@ side, so an insert there never waits for other clients' SELECTs; to stay close t
 writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
 waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
 have passed waiting reads, the oldest read goes next, so reads are never starved. A read that waited while a
-write ran, and names no table a waiting write inserts into, goes before the waiting urgent statements: on a
-server it would have run beside them and seen what the finished write stored, so it should not wait out
-writes it cannot see (a flush's other tables). Answers are unchanged: only the order of waiting statements
-is. The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
+write ran, and named no table a waiting write inserts into when that write ended, goes before the waiting
+urgent statements: on a server it would have run beside them and seen what the finished write stored, so it
+should not wait out writes it cannot see (a flush's other tables). Answers are unchanged: only the order of
+waiting statements is. The protocol facts behind each choice are in shared/reference/rust-stack.md section 3.
 
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
@@ -196,12 +196,12 @@ WORD_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 def ticket_for(sql, settings):
     """How a statement waits for the lock (see `Ticket`)."""
-    if not urgent(sql, settings):
-        return Ticket(words=frozenset(w.decode().lower() for w in WORD_RE.findall(sql)))
-    if not WRITE_RE.match(sql):
+    if WRITE_RE.match(sql):
+        table = INSERT_TABLE_RE.match(sql)
+        return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]) if table else None)
+    if urgent(sql, settings):
         return Ticket(urgent=True)  # a priority read changes nothing
-    table = INSERT_TABLE_RE.match(sql)
-    return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]) if table else None)
+    return Ticket(words=frozenset(w.decode().lower() for w in WORD_RE.findall(sql)))
 
 
 class Engine:
