@@ -209,14 +209,16 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64)
     }
     let mut seen: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
     let mut acks: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
-    let reads_per_sample = if options.together { 1 } else { reads.urls("", "", "").len() as u64 };
-    for n in 0..options.samples * reads_per_sample {
+    // Taking turns, every read gets `samples` samples: one send per read per sample.
+    let read_count = reads.urls("", "", "").len() as u64;
+    let sends = if options.together { options.samples } else { options.samples * read_count };
+    for n in 0..sends {
         let (trace, score, acked, ack) = probe.send(run_id, n).await?;
         acks[0].push(ack[0]);
         acks[1].push(ack[1]);
         let mut urls = reads.urls(&probe.base, &trace, &score);
         if !options.together {
-            urls = vec![urls.swap_remove((n % reads_per_sample) as usize)];
+            urls = vec![urls.swap_remove((n % read_count) as usize)];
         }
         let waits =
             futures::future::try_join_all(urls.iter().map(|(_, url)| probe.visible(url, acked))).await?;
