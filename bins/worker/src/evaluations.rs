@@ -16,7 +16,9 @@ use service::Stores;
 
 pub fn engine(config: &Config, stores: &Stores, holder: String) -> Engine {
     let queue = stores.ingestion_queue();
-    let acceptor = Acceptor::new(stores.blobs.clone(), queue.clone(), config.ingestion.queue_max_depth);
+    let settings = &config.ingestion;
+    let acceptor =
+        Acceptor::new(stores.blobs.clone(), queue.clone(), settings.queue_max_depth, settings.blob_writers);
     let ingestion = IngestionService::new(
         Arc::new(acceptor),
         stores.postgres.clone(),

@@ -272,7 +272,7 @@ pub struct IngestionSettings {
     /// The most bytes of resource attributes one OTLP export may have copied into its spans.
     pub otel_resource_attributes_max_copied_bytes: usize,
     pub queue_max_depth: u64,
-    /// Web: blob writes of accepted payloads in flight at once (`ingestion::accept`).
+    /// Blob writes of accepted payloads in flight at once (`ingestion::accept`), in web and the worker.
     pub blob_writers: usize,
     pub batch_max_rows: usize,
     /// Payload bytes collected before an insert is sent, whatever the row count.

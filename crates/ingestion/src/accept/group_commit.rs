@@ -24,10 +24,6 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 use storage::blob::BlobStore;
 use storage::queue::{BlobPart, IngestionJob, IngestionQueue, PayloadKind};
 
-/// Groups being written at once unless configured (`LANGFUSE_INGESTION_BLOB_WRITERS`). More lets
-/// a slow PUT not hold back the next group; each one fewer means more requests grouped into the
-/// next, so fewer PUTs for the store to serve.
-pub(super) const DEFAULT_WRITERS: usize = 4;
 /// Payloads per group: the worker reads 64 stream entries at a time, so a group's entries are
 /// usually read together and its blob fetched once.
 const MAX_PARTS: usize = 64;
@@ -55,7 +51,9 @@ const BLOB_SECONDS: &str = "loupe_ingestion_accept_blob_write_seconds";
 const QUEUE_SECONDS: &str = "loupe_ingestion_accept_queue_append_seconds";
 
 /// Starts the writers; payloads sent to the returned channel are stored and queued in groups.
-/// The writers stop once every sender is dropped and the channel is drained.
+/// The writers stop once every sender is dropped and the channel is drained. `writers` groups are
+/// written at once (`LANGFUSE_INGESTION_BLOB_WRITERS`): more lets a slow PUT not hold back the next
+/// group; each one fewer means more requests grouped into the next, so fewer PUTs for the store.
 pub(super) fn start(blobs: BlobStore, queue: IngestionQueue, writers: usize) -> mpsc::Sender<Submission> {
     let writers = writers.max(1);
     let (sender, receiver) = mpsc::channel(writers * MAX_PARTS);

@@ -50,14 +50,9 @@ pub struct Acceptor {
 }
 
 impl Acceptor {
-    /// Starts the blob writers, so this must be called inside the Tokio runtime.
-    pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64) -> Self {
-        Self::with_writers(blobs, queue, max_depth, group_commit::DEFAULT_WRITERS)
-    }
-
-    /// [`Acceptor::new`] with `writers` blob writes in flight at most
-    /// (`LANGFUSE_INGESTION_BLOB_WRITERS`, web's acknowledgement path).
-    pub fn with_writers(blobs: BlobStore, queue: IngestionQueue, max_depth: u64, writers: usize) -> Self {
+    /// Starts the blob writers, at most `writers` writes in flight (`LANGFUSE_INGESTION_BLOB_WRITERS`),
+    /// so this must be called inside the Tokio runtime.
+    pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64, writers: usize) -> Self {
         let writer = group_commit::start(blobs, queue.clone(), writers);
         Self { writer, queue, max_depth, backlog: Arc::default() }
     }
