@@ -5,8 +5,11 @@ Dev/test only. chdb allows one process per data directory and runs one statement
 there is one session behind one global lock: every query is serialised. A server runs reads and writes side by
 side, so an insert there never waits for other clients' SELECTs; to stay close to that, the lock is granted to
 writes (INSERT, DDL, mutations) and to queries that ask for it with the server's `priority` setting ahead of
-waiting plain reads, first come first served within each class; after READ_PASSED urgent statements in a row
-have passed waiting reads, the oldest read goes next, so reads are never starved. A read that waited while a
+waiting plain reads. Plain reads go first come first served; among urgent statements the smallest goes first
+(a priority read, then inserts by the number of columns they name; DDL last): on a server, writes that wait
+together run together and the small ones end first, while here each would otherwise also wait out the large
+ones queued before it. An urgent statement passed over URGENT_PASSED times goes next. After READ_PASSED urgent
+statements in a row have passed waiting reads, the oldest read goes next, so reads are never starved. A read that waited while a
 write ran, and named no table a waiting write inserts into when that write ended, goes before the waiting
 urgent statements: on a server it would have run beside them and seen what the finished write stored, so it
 should not wait out writes it cannot see (a flush's other tables). Answers are unchanged: only the order of
@@ -15,6 +18,7 @@ waiting statements is. The protocol facts behind each choice are in shared/refer
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE]
 """
 import argparse
+import itertools
 import re
 import signal
 import sys
@@ -52,6 +56,11 @@ TEXT = "text/plain; charset=UTF-8"
 # bulk copy's many inserts) must not starve the readers. Eight lets a whole `dual` flush (two merge reads,
 # up to five inserts) through before a read that came during it.
 READ_PASSED = 8
+# A waiting urgent statement lets at most this many smaller ones go first, then it is served: a large insert
+# must not starve behind a stream of small ones.
+URGENT_PASSED = 8
+# The size of an urgent statement whose work is not known (DDL, a mutation, an insert naming no columns).
+UNKNOWN_SIZE = 1 << 30
 # What a server runs beside its reads; everything else (SELECT, SHOW, DESCRIBE, EXISTS, WITH ...) is a read.
 WRITE_RE = re.compile(rb"^\s*(?:INSERT|CREATE|ALTER|DROP|TRUNCATE|RENAME|OPTIMIZE|DELETE|UPDATE|EXCHANGE|"
                       rb"ATTACH|DETACH|SYSTEM|GRANT|REVOKE)\b", re.I)
@@ -64,10 +73,14 @@ class Ticket:
     """One statement waiting for the lock. `writes`: the tables an urgent statement inserts into (empty for a
     priority read, None when unknown: DDL, mutations, which every read waits for); `words`: the identifiers
     a plain read names; `fresh`: a write ran while this read waited, and when it ended no waiting write
-    inserted into a table the read names (nor was DDL waiting)."""
+    inserted into a table the read names (nor was DDL waiting); `size`: how much work an urgent statement does,
+    to order them (the columns an insert names: a part is written column by column, so a one-row insert into a
+    69-column table costs several times one into a 19-column table); `passed`: how many urgent statements that
+    came after this one went before it."""
 
-    def __init__(self, urgent=False, writes=frozenset(), words=frozenset()):
+    def __init__(self, urgent=False, writes=frozenset(), words=frozenset(), size=0):
         self.urgent, self.writes, self.words, self.fresh = urgent, writes, words, False
+        self.size, self.passed = size, 0
 
 
 class SchedLock:
@@ -89,8 +102,16 @@ class SchedLock:
         if fresh is not None:
             return fresh
         if urgent and not (read and self.passed >= self.read_passed):
+            return self._smallest_urgent()
+        return read[0] if read else self._smallest_urgent()
+
+    def _smallest_urgent(self):
+        """The smallest waiting urgent statement, the oldest among equals, unless the oldest has been passed
+        over often enough. An arrival can only make itself this answer (it has been passed by nobody)."""
+        urgent = self.waiting[0]
+        if urgent[0].passed >= URGENT_PASSED:
             return urgent[0]
-        return read[0] if read else urgent[0]
+        return min(urgent, key=lambda t: t.size)
 
     def acquire(self, ticket=None):
         ticket = ticket or Ticket()
@@ -99,6 +120,9 @@ class SchedLock:
             queue.append(ticket)
             while self.busy is not None or self._next() is not ticket:
                 self.cond.wait()
+            if ticket.urgent:
+                for older in itertools.takewhile(lambda t: t is not ticket, queue):
+                    older.passed += 1
             queue.remove(ticket)
             self.busy = ticket
             # Counts how long the oldest waiting read has been passed over; a read served resets it.
@@ -192,13 +216,18 @@ def urgent(sql, settings):
 
 INSERT_TABLE_RE = re.compile(rb"^\s*INSERT\s+INTO\s+(?:`?\w+`?\.)?`?(\w+)`?", re.I)
 WORD_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+INSERT_COLUMNS_RE = re.compile(rb"^\s*INSERT\s+INTO\s+\S+?\s*\(([^()]*)\)", re.I | re.S)
 
 
 def ticket_for(sql, settings):
     """How a statement waits for the lock (see `Ticket`)."""
     if WRITE_RE.match(sql):
         table = INSERT_TABLE_RE.match(sql)
-        return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]) if table else None)
+        if table is None:
+            return Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE)
+        columns = INSERT_COLUMNS_RE.match(sql)
+        size = columns.group(1).count(b",") + 1 if columns else UNKNOWN_SIZE
+        return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]), size=size)
     if urgent(sql, settings):
         return Ticket(urgent=True)  # a priority read changes nothing
     return Ticket(words=frozenset(w.decode().lower() for w in WORD_RE.findall(sql)))

@@ -22,7 +22,7 @@ import unittest
 import lz4.block
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chfront import READ_PASSED, SchedLock, Ticket, ticket_for, urgent  # noqa: E402
+from chfront import READ_PASSED, UNKNOWN_SIZE, URGENT_PASSED, SchedLock, Ticket, ticket_for, urgent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOUNDARY = "clickhouse-rs-boundary-Ab3dEf6hIj9kLm0n"
@@ -319,8 +319,8 @@ def read(*tables):
     return Ticket(words=frozenset(tables))
 
 
-def write(table):
-    return Ticket(urgent=True, writes=frozenset([table]))
+def write(table, size=0):
+    return Ticket(urgent=True, writes=frozenset([table]), size=size)
 
 
 class SchedLockTest(unittest.TestCase):
@@ -371,6 +371,20 @@ class SchedLockTest(unittest.TestCase):
         self.assertEqual(order.index("s1"), READ_PASSED)
         self.assertEqual([n for n in order if n != "s1"], [n for n, _ in writes])
 
+    def test_the_smallest_waiting_write_goes_first(self):
+        waiters = [("events", write("events_full", 69)), ("observations", write("observations", 36)),
+                   ("alter", Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE)), ("traces", write("traces", 19)),
+                   ("merge read", Ticket(urgent=True)), ("scores", write("scores", 27)),
+                   ("traces again", write("traces", 19))]
+        order = self.run_waiters(SchedLock(), waiters, holder=write("events_full", 69))
+        self.assertEqual(order, ["merge read", "traces", "traces again", "scores", "observations", "events", "alter"])
+
+    def test_a_large_write_is_not_starved_by_small_ones(self):
+        smalls = [(f"w{i}", write("traces", 19)) for i in range(URGENT_PASSED + 3)]
+        order = self.run_waiters(SchedLock(), [("events", write("events_full", 69))] + smalls)
+        self.assertEqual(order.index("events"), URGENT_PASSED)
+        self.assertEqual([n for n in order if n != "events"], [n for n, _ in smalls])
+
     def test_a_read_that_waited_out_a_write_skips_writes_to_tables_it_does_not_name(self):
         # A flush: its events insert holds the lock, its other inserts wait, and so do two polls.
         waiters = [("read events", read("events_full")), ("insert traces", write("traces")),
@@ -402,13 +416,14 @@ class SchedLockTest(unittest.TestCase):
                 t.fresh = rng.random() < 0.3
                 return t
             if kind < 0.8:
-                return write(rng.choice(TABLES))
-            return Ticket(urgent=True, writes=None) if kind < 0.9 else Ticket(urgent=True)
+                return write(rng.choice(TABLES), rng.choice((19, 27, 36, 69)))
+            return Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE) if kind < 0.9 else Ticket(urgent=True)
 
         for _ in range(5000):
             lock = SchedLock()
             lock.passed = rng.randint(0, READ_PASSED + 1)
             for t in (ticket() for _ in range(rng.randint(1, 6))):
+                t.passed = rng.randint(0, URGENT_PASSED + 1) if t.urgent else 0
                 lock.waiting[0 if t.urgent else 1].append(t)
             before = lock._next()
             newcomer = ticket()
@@ -423,7 +438,7 @@ class SchedLockTest(unittest.TestCase):
             r = random.Random(seed)
             for _ in range(200):
                 kind = r.random()
-                t = (read(*r.sample(TABLES, 2)) if kind < 0.5 else write(r.choice(TABLES)) if kind < 0.8
+                t = (read(*r.sample(TABLES, 2)) if kind < 0.5 else write(r.choice(TABLES), r.randint(1, 70)) if kind < 0.8
                      else Ticket(urgent=True) if kind < 0.9 else Ticket(urgent=True, writes=None))
                 with lock.hold(t):
                     time.sleep(r.random() * 0.0003)
@@ -438,7 +453,10 @@ class SchedLockTest(unittest.TestCase):
 
     def test_tickets(self):
         t = ticket_for(b"INSERT INTO `loupe`.`events_full` (`a`, `b`) FORMAT RowBinary", {})
-        self.assertEqual((t.urgent, t.writes), (True, frozenset(["events_full"])))
+        self.assertEqual((t.urgent, t.writes, t.size), (True, frozenset(["events_full"]), 2))
+        self.assertEqual(ticket_for(b"INSERT INTO `scores`(`a`,`b`,`c`) FORMAT RowBinary", {}).size, 3)
+        self.assertEqual(ticket_for(b"INSERT INTO t SELECT * FROM u", {}).size, UNKNOWN_SIZE)
+        self.assertEqual(ticket_for(b"ALTER TABLE t DELETE WHERE 1", {}).size, UNKNOWN_SIZE)
         self.assertEqual(ticket_for(b"insert into Scores FORMAT RowBinary", {}).writes, frozenset(["scores"]))
         for sql in (b"ALTER TABLE t DELETE WHERE 1", b"CREATE TABLE x (a Int8)", b"OPTIMIZE TABLE t FINAL"):
             self.assertIsNone(ticket_for(sql, {}).writes, sql)

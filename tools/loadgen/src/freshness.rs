@@ -6,10 +6,12 @@
 //! that should show them until it does, recording acknowledgement → visible: Observations v2 and
 //! Scores v3 (v4 reads, unless the write mode is `legacy`), and the v1 trace and
 //! `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
-//! Each sample polls one read, the reads taking turns, as a client waiting for its data does: the
-//! local engine runs one statement at a time, so pollers of other reads would queue in front of
-//! the insert and of each other (a ClickHouse server runs them side by side). `--poll all` polls
-//! every read in every sample instead (`--poll one` is the default). `--samples N` is per read.
+//! Each sample polls one read, the reads taking turns, and sends only what that read shows (the
+//! issue's probe: send one span, poll Observations v2 by its trace id; the same for a score), as a
+//! client waiting for its data does: the local engine runs one statement at a time, so pollers of
+//! other reads, and the inserts of the other item, would queue in front of the insert waited for
+//! (a ClickHouse server runs them side by side). `--poll all` sends both and polls every read in
+//! every sample instead (`--poll one` is the default). `--samples N` is per read.
 //! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
 
 use std::collections::BTreeMap;
@@ -89,21 +91,57 @@ impl Reads {
         Self { v4: write_mode != "legacy", v1: write_mode != "events_only" }
     }
 
-    fn urls(&self, base: &str, trace: &str, score: &str) -> Vec<(&'static str, String)> {
+    fn urls(&self, base: &str, trace: &str, score: &str) -> Vec<Read> {
         let mut urls = Vec::new();
         if self.v4 {
-            urls.push((
-                "span: v2 observations",
-                format!("{base}/api/public/v2/observations?traceId={trace}"),
-            ));
-            urls.push(("score: v3 scores", format!("{base}/api/public/v3/scores?traceId={trace}")));
+            urls.push(Read {
+                name: "span: v2 observations",
+                item: Item::Span,
+                url: format!("{base}/api/public/v2/observations?traceId={trace}"),
+            });
+            urls.push(Read {
+                name: "score: v3 scores",
+                item: Item::Score,
+                url: format!("{base}/api/public/v3/scores?traceId={trace}"),
+            });
         }
         if self.v1 {
-            urls.push(("span: v1 trace", format!("{base}/api/public/traces/{trace}")));
-            urls.push(("score: v2 score by id", format!("{base}/api/public/v2/scores/{score}")));
+            urls.push(Read {
+                name: "span: v1 trace",
+                item: Item::Span,
+                url: format!("{base}/api/public/traces/{trace}"),
+            });
+            urls.push(Read {
+                name: "score: v2 score by id",
+                item: Item::Score,
+                url: format!("{base}/api/public/v2/scores/{score}"),
+            });
         }
         urls
     }
+}
+
+/// What a read shows: the sample's span or its score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Span,
+    Score,
+}
+
+struct Read {
+    name: &'static str,
+    item: Item,
+    url: String,
+}
+
+/// What one sample sent: its ids, when the last acknowledgement came, and each acknowledgement's
+/// latency (`None`: not sent).
+struct Sent {
+    trace: String,
+    score: String,
+    acked: Instant,
+    span_ack: Option<Duration>,
+    score_ack: Option<Duration>,
 }
 
 struct Probe {
@@ -113,9 +151,8 @@ struct Probe {
 }
 
 impl Probe {
-    /// Sends one span and one score for trace number `n`; returns the trace id, the score id and
-    /// when the later of the two acknowledgements came, with both acknowledgement latencies.
-    async fn send(&self, run: u64, n: u64) -> anyhow::Result<(String, String, Instant, [Duration; 2])> {
+    /// Sends the span, the score or both for trace number `n`, one after the other.
+    async fn send(&self, run: u64, n: u64, items: &[Item]) -> anyhow::Result<Sent> {
         let export = test_support::otlp::export(run, n, 1, 1);
         let trace: String = export.resource_spans[0].scope_spans[0].spans[0]
             .trace_id
@@ -123,19 +160,34 @@ impl Probe {
             .map(|b| format!("{b:02x}"))
             .collect();
         let score = format!("fresh-score-{run}-{n}");
+        let span_ack = if items.contains(&Item::Span) {
+            Some(self.send_span(export.encode_to_vec(), n).await?)
+        } else {
+            None
+        };
+        let score_ack =
+            if items.contains(&Item::Score) { Some(self.send_score(&trace, &score, n).await?) } else { None };
+        Ok(Sent { trace, score, acked: Instant::now(), span_ack, score_ack })
+    }
+
+    async fn send_span(&self, export: Vec<u8>, n: u64) -> anyhow::Result<Duration> {
         let sent = Instant::now();
         let span = self
             .client
             .post(format!("{}/api/public/otel/v1/traces", self.base))
             .header("Authorization", &self.auth)
             .header("Content-Type", "application/x-protobuf")
-            .body(export.encode_to_vec())
+            .body(export)
             .send()
             .await?;
-        let span_ack = sent.elapsed();
+        let ack = sent.elapsed();
         if !span.status().is_success() {
             bail!("span {n} not accepted: {}", span.status());
         }
+        Ok(ack)
+    }
+
+    async fn send_score(&self, trace: &str, score: &str, n: u64) -> anyhow::Result<Duration> {
         let batch = json!({"batch": [{
             "id": format!("event-{score}"), "type": "score-create",
             "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -150,13 +202,13 @@ impl Probe {
             .body(serde_json::to_vec(&batch)?)
             .send()
             .await?;
-        let score_ack = sent.elapsed();
+        let ack = sent.elapsed();
         let status = scored.status();
         let body: serde_json::Value = serde_json::from_slice(&scored.bytes().await?).unwrap_or_default();
         if !status.is_success() || body["errors"].as_array().is_some_and(|e| !e.is_empty()) {
             bail!("score {n} not accepted: {status} {body}");
         }
-        Ok((trace, score, Instant::now(), [span_ack, score_ack]))
+        Ok(ack)
     }
 
     /// Polls `url` until it answers 200 with something in it; the time from `acked`.
@@ -213,17 +265,24 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64)
     let read_count = reads.urls("", "", "").len() as u64;
     let sends = if options.together { options.samples } else { options.samples * read_count };
     for n in 0..sends {
-        let (trace, score, acked, ack) = probe.send(run_id, n).await?;
-        acks[0].push(ack[0]);
-        acks[1].push(ack[1]);
-        let mut urls = reads.urls(&probe.base, &trace, &score);
+        // The ids are known before sending: they depend on `n` only.
+        let mut urls = reads.urls(&probe.base, "", "");
+        if !options.together {
+            urls = vec![urls.swap_remove((n % read_count) as usize)];
+        }
+        let items: Vec<Item> = urls.iter().map(|read| read.item).collect();
+        let sent = probe.send(run_id, n, &items).await?;
+        acks[0].extend(sent.span_ack);
+        acks[1].extend(sent.score_ack);
+        let mut urls = reads.urls(&probe.base, &sent.trace, &sent.score);
         if !options.together {
             urls = vec![urls.swap_remove((n % read_count) as usize)];
         }
         let waits =
-            futures::future::try_join_all(urls.iter().map(|(_, url)| probe.visible(url, acked))).await?;
-        for ((name, _), wait) in urls.iter().zip(waits) {
-            seen.entry(name).or_default().push(wait);
+            futures::future::try_join_all(urls.iter().map(|read| probe.visible(&read.url, sent.acked)))
+                .await?;
+        for (read, wait) in urls.iter().zip(waits) {
+            seen.entry(read.name).or_default().push(wait);
         }
         // A pause that varies, so samples do not fall into step with anything periodic.
         tokio::time::sleep(Duration::from_millis(20 + (n * 37) % 60)).await;
