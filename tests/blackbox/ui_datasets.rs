@@ -61,13 +61,20 @@ async fn seed_traces(stack: &Stack) {
         .await
         .unwrap();
     }
+    // One clock reading for every timestamp: the engine evaluates each VALUES expression on its own,
+    // so two `now64()` of one row can be tens of milliseconds apart on a busy machine.
+    let now = chrono::Utc::now().timestamp_millis();
     ch.query(
         "INSERT INTO observations (id, trace_id, project_id, type, start_time, end_time, name, level, total_cost, event_ts, is_deleted) VALUES \
-         ('o1', 't1', ?, 'GENERATION', now64(3) - INTERVAL 2 SECOND, now64(3), 'llm', 'DEFAULT', 0.5, now64(3), 0), \
-         ('o2', 't2', ?, 'GENERATION', now64(3) - INTERVAL 1 SECOND, now64(3), 'llm', 'DEFAULT', 0.25, now64(3), 0)",
+         ('o1', 't1', ?, 'GENERATION', fromUnixTimestamp64Milli(?), fromUnixTimestamp64Milli(?), 'llm', 'DEFAULT', 0.5, now64(3), 0), \
+         ('o2', 't2', ?, 'GENERATION', fromUnixTimestamp64Milli(?), fromUnixTimestamp64Milli(?), 'llm', 'DEFAULT', 0.25, now64(3), 0)",
     )
     .bind(PROJECT)
+    .bind(now - 2_000)
+    .bind(now)
     .bind(PROJECT)
+    .bind(now - 1_000)
+    .bind(now)
     .execute()
     .await
     .unwrap();
