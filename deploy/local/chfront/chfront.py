@@ -214,9 +214,9 @@ def urgent(sql, settings):
     return bool(WRITE_RE.match(sql))
 
 
-INSERT_TABLE_RE = re.compile(rb"^\s*INSERT\s+INTO\s+(?:`?\w+`?\.)?`?(\w+)`?", re.I)
+# An insert's table, and its column list when it names one.
+INSERT_TABLE_RE = re.compile(rb"^\s*INSERT\s+INTO\s+(?:`?\w+`?\.)?`?(\w+)`?\s*(?:\(([^()]*)\))?", re.I | re.S)
 WORD_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-INSERT_COLUMNS_RE = re.compile(rb"^\s*INSERT\s+INTO\s+\S+?\s*\(([^()]*)\)", re.I | re.S)
 
 
 def ticket_for(sql, settings):
@@ -225,8 +225,8 @@ def ticket_for(sql, settings):
         table = INSERT_TABLE_RE.match(sql)
         if table is None:
             return Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE)
-        columns = INSERT_COLUMNS_RE.match(sql)
-        size = columns.group(1).count(b",") + 1 if columns else UNKNOWN_SIZE
+        columns = table.group(2)
+        size = columns.count(b",") + 1 if columns is not None else UNKNOWN_SIZE
         return Ticket(urgent=True, writes=frozenset([table.group(1).decode().lower()]), size=size)
     if urgent(sql, settings):
         return Ticket(urgent=True)  # a priority read changes nothing

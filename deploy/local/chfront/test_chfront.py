@@ -456,6 +456,7 @@ class SchedLockTest(unittest.TestCase):
         self.assertEqual((t.urgent, t.writes, t.size), (True, frozenset(["events_full"]), 2))
         self.assertEqual(ticket_for(b"INSERT INTO `scores`(`a`,`b`,`c`) FORMAT RowBinary", {}).size, 3)
         self.assertEqual(ticket_for(b"INSERT INTO t SELECT * FROM u", {}).size, UNKNOWN_SIZE)
+        self.assertEqual(ticket_for(b"INSERT INTO t VALUES (1, 2, 3)", {}).size, UNKNOWN_SIZE)
         self.assertEqual(ticket_for(b"ALTER TABLE t DELETE WHERE 1", {}).size, UNKNOWN_SIZE)
         self.assertEqual(ticket_for(b"insert into Scores FORMAT RowBinary", {}).writes, frozenset(["scores"]))
         for sql in (b"ALTER TABLE t DELETE WHERE 1", b"CREATE TABLE x (a Int8)", b"OPTIMIZE TABLE t FINAL"):

@@ -91,33 +91,29 @@ impl Reads {
         Self { v4: write_mode != "legacy", v1: write_mode != "events_only" }
     }
 
-    fn urls(&self, base: &str, trace: &str, score: &str) -> Vec<Read> {
-        let mut urls = Vec::new();
-        if self.v4 {
-            urls.push(Read {
-                name: "span: v2 observations",
-                item: Item::Span,
-                url: format!("{base}/api/public/v2/observations?traceId={trace}"),
-            });
-            urls.push(Read {
-                name: "score: v3 scores",
-                item: Item::Score,
-                url: format!("{base}/api/public/v3/scores?traceId={trace}"),
-            });
-        }
-        if self.v1 {
-            urls.push(Read {
-                name: "span: v1 trace",
-                item: Item::Span,
-                url: format!("{base}/api/public/traces/{trace}"),
-            });
-            urls.push(Read {
-                name: "score: v2 score by id",
-                item: Item::Score,
-                url: format!("{base}/api/public/v2/scores/{score}"),
-            });
-        }
-        urls
+    /// The reads the write mode serves, each with the URL that shows `sample`'s span or score.
+    fn for_sample(&self, base: &str, sample: &Sample) -> Vec<Read> {
+        let (trace, score) = (&sample.trace, &sample.score);
+        [
+            (
+                self.v4,
+                "span: v2 observations",
+                Item::Span,
+                format!("{base}/api/public/v2/observations?traceId={trace}"),
+            ),
+            (
+                self.v4,
+                "score: v3 scores",
+                Item::Score,
+                format!("{base}/api/public/v3/scores?traceId={trace}"),
+            ),
+            (self.v1, "span: v1 trace", Item::Span, format!("{base}/api/public/traces/{trace}")),
+            (self.v1, "score: v2 score by id", Item::Score, format!("{base}/api/public/v2/scores/{score}")),
+        ]
+        .into_iter()
+        .filter(|(served, ..)| *served)
+        .map(|(_, name, item, url)| Read { name, item, url })
+        .collect()
     }
 }
 
@@ -134,11 +130,29 @@ struct Read {
     url: String,
 }
 
-/// What one sample sent: its ids, when the last acknowledgement came, and each acknowledgement's
-/// latency (`None`: not sent).
-struct Sent {
+/// Sample `n`'s ids and its one-span export, made before anything is sent: the reads to poll, and
+/// so what to send, are chosen from them.
+struct Sample {
     trace: String,
     score: String,
+    export: Vec<u8>,
+}
+
+impl Sample {
+    fn new(run: u64, n: u64) -> Self {
+        let export = test_support::otlp::export(run, n, 1, 1);
+        let trace = export.resource_spans[0].scope_spans[0].spans[0]
+            .trace_id
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Self { trace, score: format!("fresh-score-{run}-{n}"), export: export.encode_to_vec() }
+    }
+}
+
+/// What one sample's sends took: when the last acknowledgement came, and each acknowledgement's
+/// latency (`None`: not sent).
+struct Sent {
     acked: Instant,
     span_ack: Option<Duration>,
     score_ack: Option<Duration>,
@@ -151,33 +165,26 @@ struct Probe {
 }
 
 impl Probe {
-    /// Sends the span, the score or both for trace number `n`, one after the other.
-    async fn send(&self, run: u64, n: u64, items: &[Item]) -> anyhow::Result<Sent> {
-        let export = test_support::otlp::export(run, n, 1, 1);
-        let trace: String = export.resource_spans[0].scope_spans[0].spans[0]
-            .trace_id
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let score = format!("fresh-score-{run}-{n}");
-        let span_ack = if items.contains(&Item::Span) {
-            Some(self.send_span(export.encode_to_vec(), n).await?)
+    /// Sends the sample's span, its score or both, one after the other.
+    async fn send(&self, sample: &Sample, n: u64, items: &[Item]) -> anyhow::Result<Sent> {
+        let span_ack =
+            if items.contains(&Item::Span) { Some(self.send_span(&sample.export, n).await?) } else { None };
+        let score_ack = if items.contains(&Item::Score) {
+            Some(self.send_score(&sample.trace, &sample.score, n).await?)
         } else {
             None
         };
-        let score_ack =
-            if items.contains(&Item::Score) { Some(self.send_score(&trace, &score, n).await?) } else { None };
-        Ok(Sent { trace, score, acked: Instant::now(), span_ack, score_ack })
+        Ok(Sent { acked: Instant::now(), span_ack, score_ack })
     }
 
-    async fn send_span(&self, export: Vec<u8>, n: u64) -> anyhow::Result<Duration> {
+    async fn send_span(&self, export: &[u8], n: u64) -> anyhow::Result<Duration> {
         let sent = Instant::now();
         let span = self
             .client
             .post(format!("{}/api/public/otel/v1/traces", self.base))
             .header("Authorization", &self.auth)
             .header("Content-Type", "application/x-protobuf")
-            .body(export)
+            .body(export.to_vec())
             .send()
             .await?;
         let ack = sent.elapsed();
@@ -262,26 +269,22 @@ async fn measure(options: &Options, env: &BTreeMap<String, String>, run_id: u64)
     let mut seen: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
     let mut acks: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
     // Taking turns, every read gets `samples` samples: one send per read per sample.
-    let read_count = reads.urls("", "", "").len() as u64;
+    let read_count = reads.for_sample(&probe.base, &Sample::new(run_id, 0)).len() as u64;
     let sends = if options.together { options.samples } else { options.samples * read_count };
     for n in 0..sends {
-        // The ids are known before sending: they depend on `n` only.
-        let mut urls = reads.urls(&probe.base, "", "");
+        let sample = Sample::new(run_id, n);
+        let mut polled = reads.for_sample(&probe.base, &sample);
         if !options.together {
-            urls = vec![urls.swap_remove((n % read_count) as usize)];
+            polled = vec![polled.swap_remove((n % read_count) as usize)];
         }
-        let items: Vec<Item> = urls.iter().map(|read| read.item).collect();
-        let sent = probe.send(run_id, n, &items).await?;
+        let items: Vec<Item> = polled.iter().map(|read| read.item).collect();
+        let sent = probe.send(&sample, n, &items).await?;
         acks[0].extend(sent.span_ack);
         acks[1].extend(sent.score_ack);
-        let mut urls = reads.urls(&probe.base, &sent.trace, &sent.score);
-        if !options.together {
-            urls = vec![urls.swap_remove((n % read_count) as usize)];
-        }
         let waits =
-            futures::future::try_join_all(urls.iter().map(|read| probe.visible(&read.url, sent.acked)))
+            futures::future::try_join_all(polled.iter().map(|read| probe.visible(&read.url, sent.acked)))
                 .await?;
-        for (read, wait) in urls.iter().zip(waits) {
+        for (read, wait) in polled.iter().zip(waits) {
             seen.entry(read.name).or_default().push(wait);
         }
         // A pause that varies, so samples do not fall into step with anything periodic.

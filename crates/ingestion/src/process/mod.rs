@@ -118,7 +118,7 @@ pub struct Stepped {
 }
 
 /// Blob reads in flight at once while preparing a read of entries.
-const PREPARE_CONCURRENCY: usize = 8;
+const BLOB_READ_CONCURRENCY: usize = 8;
 
 /// Payloads converted at once: the CPU cores this process may use. Conversion is CPU work, so more
 /// in flight than cores only adds thread switches and evicts each other's data from the caches
@@ -129,6 +129,7 @@ fn convert_concurrency() -> usize {
         std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     *CORES
 }
+
 /// Entries asked for per read, shared among the projects with queued work.
 const READ_COUNT: usize = 64;
 /// How long an idle worker's read blocks before the loop turns (beats the heartbeat, looks for
@@ -347,7 +348,7 @@ impl Processor {
             }
         }
         let deliveries: Vec<Delivery> = live.iter().map(|(d, _)| d.clone()).collect();
-        let payloads = fetch::payloads(&self.blobs, &deliveries, PREPARE_CONCURRENCY).await;
+        let payloads = fetch::payloads(&self.blobs, &deliveries, BLOB_READ_CONCURRENCY).await;
         let results: Vec<_> = futures::stream::iter(live.into_iter().zip(payloads))
             .map(|((delivery, attempt), payload)| {
                 let migration = self.migration.clone();
