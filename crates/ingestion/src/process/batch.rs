@@ -13,6 +13,7 @@ use chrono::DateTime;
 
 use domain::event::Event;
 use domain::experiment::ExperimentLink;
+use storage::clickhouse::EventSegment;
 use storage::queue::{EntryRef, IngestionJob};
 use storage::sdk_usage::{SdkKey, SdkSighting};
 
@@ -33,6 +34,7 @@ pub struct Part {
 #[derive(Debug, Clone, Copy, Default)]
 struct Ends {
     events: usize,
+    named: usize,
     traces: usize,
     observations: usize,
     scores: usize,
@@ -42,14 +44,20 @@ struct Ends {
 /// The rows of some of a batch's parts, as one insert writes them.
 #[derive(Default)]
 pub struct Rows<'a> {
-    pub events: std::borrow::Cow<'a, [Event]>,
+    pub events: std::borrow::Cow<'a, [EventSegment]>,
+    /// Events naming prompts, enriched by the flush and encoded as they are written.
+    pub named: std::borrow::Cow<'a, [Event]>,
     pub v3: std::borrow::Cow<'a, V3Updates>,
     pub links: std::borrow::Cow<'a, [ExperimentLink]>,
 }
 
 #[derive(Default)]
 pub struct Batch {
-    events: Vec<Event>,
+    /// The v4 events, encoded (`Prepared::encode_events`), and how many rows they hold.
+    events: Vec<EventSegment>,
+    event_rows: usize,
+    /// The events of payloads naming prompts, whose ids the flush looks up (`Prepared::events`).
+    named: Vec<Event>,
     v3: V3Updates,
     experiment_links: Vec<ExperimentLink>,
     parts: Vec<Part>,
@@ -68,13 +76,16 @@ impl Batch {
         prepared: Prepared,
     ) {
         self.started.get_or_insert_with(Instant::now);
-        self.events.extend(prepared.events);
+        self.event_rows += prepared.encoded.iter().map(EventSegment::rows).sum::<usize>();
+        self.events.extend(prepared.encoded);
+        self.named.extend(prepared.events);
         self.v3.extend(prepared.v3);
         self.experiment_links.extend(prepared.experiment_links);
         self.bytes += bytes;
         self.see(&job);
         let ends = Ends {
             events: self.events.len(),
+            named: self.named.len(),
             traces: self.v3.traces.len(),
             observations: self.v3.observations.len(),
             scores: self.v3.scores.len(),
@@ -83,16 +94,16 @@ impl Batch {
         self.parts.push(Part { entry, job, attempt, ends });
     }
 
-    /// The v4 events, for enrichment (v3 observations are enriched after their updates are
-    /// merged, in `v3::write`).
-    pub fn events_mut(&mut self) -> &mut [Event] {
-        &mut self.events
+    /// The events naming prompts, for enrichment (v3 observations are enriched after their
+    /// updates are merged, in `v3::write`).
+    pub fn named_mut(&mut self) -> &mut [Event] {
+        &mut self.named
     }
 
     /// The prompts the batch's generations name by name and version, to look their ids up.
     pub fn prompt_keys(&self) -> Vec<(String, String, u16)> {
         let mut keys = std::collections::BTreeSet::new();
-        for event in &self.events {
+        for event in &self.named {
             if let (false, Some(version)) = (event.prompt_name.is_empty(), event.prompt_version) {
                 keys.insert((event.project_id.clone(), event.prompt_name.clone(), version));
             }
@@ -132,6 +143,7 @@ impl Batch {
     pub fn all_rows(&self) -> Rows<'_> {
         Rows {
             events: (&self.events[..]).into(),
+            named: (&self.named[..]).into(),
             v3: std::borrow::Cow::Borrowed(&self.v3),
             links: (&self.experiment_links[..]).into(),
         }
@@ -151,6 +163,7 @@ impl Batch {
         };
         Rows {
             events: self.events[start.events..end.events].to_vec().into(),
+            named: self.named[start.named..end.named].to_vec().into(),
             v3: std::borrow::Cow::Owned(v3),
             links: self.experiment_links[start.links..end.links].to_vec().into(),
         }
@@ -161,7 +174,7 @@ impl Batch {
     }
 
     pub fn rows(&self) -> usize {
-        self.events.len() + self.v3.rows()
+        self.event_rows + self.named.len() + self.v3.rows()
     }
 
     /// Payload bytes collected (as accepted, decompressed).
@@ -182,6 +195,7 @@ impl Batch {
         let v3 = &self.v3;
         !v3.scores.is_empty()
             && self.events.is_empty()
+            && self.named.is_empty()
             && v3.traces.is_empty()
             && v3.observations.is_empty()
             && self.experiment_links.is_empty()
@@ -197,6 +211,8 @@ impl Batch {
     /// fresh pages. The capacity is bounded by what one batch may hold.
     pub fn clear(&mut self) {
         self.events.clear();
+        self.named.clear();
+        self.event_rows = 0;
         self.v3.clear();
         self.experiment_links.clear();
         self.parts.clear();

@@ -5,12 +5,78 @@
 //! records each deletion's time beside the queue, and the worker drops the rows of a payload
 //! accepted no later than the deletion of their trace. A payload accepted after it is new data and
 //! is kept.
+//!
+//! Two questions, so that most payloads need no second one: before a read's payloads are
+//! converted, which of their projects deleted any trace since the oldest was accepted (one round
+//! trip; usually none, and those payloads' events are encoded as they are converted); after
+//! conversion, for the payloads of the projects that did, which of their traces. A deletion made
+//! between the question and the insert is not seen; asking before conversion rather than after
+//! widens that window by the conversion's milliseconds.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use storage::queue::IngestionJob;
+use storage::queue::{Delivery, IngestionJob};
 
-use super::Prepared;
+use super::{Converted, Prepared, ProcessError, Processor};
+
+impl Processor {
+    /// The projects of these deliveries that deleted no trace since the oldest of them was
+    /// accepted: their events are priced and encoded as they are converted. When the queue
+    /// cannot say, no project is, and each payload's traces are asked about after conversion.
+    pub(super) async fn projects_without_deletions(&self, live: &[(Delivery, u32)]) -> BTreeSet<String> {
+        let jobs = || live.iter().filter_map(|(delivery, _)| delivery.job.as_ref().ok());
+        let projects: BTreeSet<&str> = jobs().map(|job| job.project_id.as_str()).collect();
+        let oldest = jobs().map(|job| job.received_at_micros).min().unwrap_or_default();
+        let now = chrono::Utc::now().timestamp_micros();
+        match self.queue.projects_with_deletions(&projects, oldest, now).await {
+            Ok(deleting) => {
+                projects.into_iter().filter(|p| !deleting.contains(*p)).map(str::to_owned).collect()
+            }
+            Err(error) => {
+                tracing::debug!(%error, "cannot read which projects deleted traces; asking after conversion");
+                BTreeSet::new()
+            }
+        }
+    }
+
+    /// Drops the rows of traces deleted after their payload was accepted, for the
+    /// payloads of projects not `cleared` before conversion. If the queue cannot say, those
+    /// payloads are retried later rather than risk storing deleted traces.
+    pub(super) async fn without_deleted_traces(
+        &self,
+        mut results: Vec<(Delivery, u32, Converted)>,
+        cleared: &BTreeSet<String>,
+    ) -> Vec<(Delivery, u32, Converted)> {
+        let asks = |(job, _, _): &&(IngestionJob, Prepared, usize)| !cleared.contains(&job.project_id);
+        let converted = || results.iter().filter_map(|(_, _, r)| r.as_ref().ok()).filter(asks);
+        let asked = traces_written(converted().map(|(_, prepared, _)| prepared));
+        let oldest = converted().map(|(job, _, _)| job.received_at_micros).min().unwrap_or_default();
+        let now = chrono::Utc::now().timestamp_micros();
+        let deletions = match self.queue.deleted_since(&asked, oldest, now).await {
+            Ok(deletions) => deletions,
+            Err(error) => {
+                let reason = format!("cannot read trace deletions: {error}");
+                for (_, _, result) in &mut results {
+                    if result.is_ok() {
+                        *result = Err(ProcessError::Transient(reason.clone()));
+                    }
+                }
+                return results;
+            }
+        };
+        for (delivery, _, result) in &mut results {
+            if let Ok((job, prepared, _)) = result
+                && !cleared.contains(&job.project_id)
+            {
+                let dropped = drop_deleted(job, prepared, &deletions);
+                if dropped > 0 {
+                    tracing::info!(entry = %delivery.entry.id, rows = dropped, "rows of deleted traces dropped");
+                }
+            }
+        }
+        results
+    }
+}
 
 /// The (project, trace) pairs these payloads write, per project: what to ask the queue about.
 pub fn traces_written<'a>(

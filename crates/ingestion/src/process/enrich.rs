@@ -32,9 +32,8 @@ impl Enrichment {
     }
 
     pub fn events(&self, events: &mut [Event]) {
-        let mut pricer = Pricer::new(&self.prices);
+        price_events(&self.prices, events);
         for event in events {
-            pricer.price_event(event);
             if let Some(id) = self.prompt_id(&event.project_id, &event.prompt_name, event.prompt_version) {
                 event.prompt_id.clone_from(id);
             }
@@ -50,5 +49,14 @@ impl Enrichment {
                 record.prompt_id = Some(id.clone());
             }
         }
+    }
+}
+
+/// Prices the generations that report usage without cost: all the enrichment events naming no
+/// prompt need, so it runs where they are converted (`Prepared::encode_events`).
+pub fn price_events(prices: &PriceBook, events: &mut [Event]) {
+    let mut pricer = Pricer::new(prices);
+    for event in events {
+        pricer.price_event(event);
     }
 }

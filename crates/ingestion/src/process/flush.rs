@@ -64,7 +64,7 @@ impl Processor {
             return Flushed::default();
         }
         let enrichment = Enrichment::load(&self.prices, &self.postgres, &batch.prompt_keys()).await;
-        enrichment.events(batch.events_mut());
+        enrichment.events(batch.named_mut());
         let started = Instant::now();
         let Some((stored, failed)) = self.write_isolating(batch, &enrichment, shutdown).await else {
             return Flushed::default();
@@ -214,8 +214,12 @@ impl Processor {
         // taken (reference/storage.md §2.4). The two models' tables are written concurrently:
         // a flush costs the slowest insert, not their sum.
         let staging_clock = chrono::Utc::now().timestamp_millis();
+        // Events naming prompts are encoded here, after the lookup of their ids; the rest were
+        // encoded as they were converted.
+        let mut events = rows.events.to_vec();
+        events.extend(storage::clickhouse::EventSegment::encode(&rows.named)?);
         tokio::try_join!(
-            storage::clickhouse::insert_events(&self.clickhouse, &rows.events),
+            storage::clickhouse::insert_event_segments(&self.clickhouse, &events),
             v3::write(&self.clickhouse, &rows.v3, staging_clock, enrichment),
         )?;
         self.link_experiments(&rows.links).await

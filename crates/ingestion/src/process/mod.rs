@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use domain::config::{IngestionSettings, MigrationSettings};
 use domain::experiment::{ExperimentLink, Linked};
+use domain::pricing::PriceBook;
 use storage::blob::BlobStore;
 use storage::clickhouse::ClickHouse;
 use storage::queue::{Delivery, IngestionJob, IngestionQueue};
@@ -347,16 +348,21 @@ impl Processor {
                 live.push((delivery, attempt));
             }
         }
+        let cleared = self.projects_without_deletions(&live).await;
+        let prices = self.prices.current().await;
         let deliveries: Vec<Delivery> = live.iter().map(|(d, _)| d.clone()).collect();
         let payloads = fetch::payloads(&self.blobs, &deliveries, BLOB_READ_CONCURRENCY).await;
         let results: Vec<_> = futures::stream::iter(live.into_iter().zip(payloads))
             .map(|((delivery, attempt), payload)| {
                 let migration = self.migration.clone();
+                let prices = Arc::clone(&prices);
+                let cleared = &cleared;
                 async move {
                     let result = match payload {
                         Ok((job, payload)) => {
                             let bytes = payload.len();
-                            convert(job, payload, migration).await.map(|(job, p)| (job, p, bytes))
+                            let encode = cleared.contains(&job.project_id).then_some(prices);
+                            convert(job, payload, migration, encode).await.map(|(job, p)| (job, p, bytes))
                         }
                         Err(error) => Err(error),
                     };
@@ -366,7 +372,8 @@ impl Processor {
             .buffered(convert_concurrency())
             .collect()
             .await;
-        let results = self.without_deleted_traces(results).await;
+        let mut results = self.without_deleted_traces(results, &cleared).await;
+        Self::encode_checked(&mut results, &prices);
         for (delivery, attempt, result) in results {
             match result {
                 Ok((job, prepared, bytes)) => batch.add(delivery.entry, job, attempt, bytes, prepared),
@@ -382,37 +389,19 @@ impl Processor {
         dead
     }
 
-    /// Drops the rows of traces deleted after their payload was accepted (see `deleted`). If the
-    /// queue cannot say, the payloads are retried later rather than risk storing deleted traces.
-    async fn without_deleted_traces(
-        &self,
-        mut results: Vec<(Delivery, u32, Converted)>,
-    ) -> Vec<(Delivery, u32, Converted)> {
-        let converted = || results.iter().filter_map(|(_, _, r)| r.as_ref().ok());
-        let asked = deleted::traces_written(converted().map(|(_, prepared, _)| prepared));
-        let oldest = converted().map(|(job, _, _)| job.received_at_micros).min().unwrap_or_default();
-        let now = chrono::Utc::now().timestamp_micros();
-        let deletions = match self.queue.deleted_since(&asked, oldest, now).await {
-            Ok(deletions) => deletions,
-            Err(error) => {
-                let reason = format!("cannot read trace deletions: {error}");
-                for (_, _, result) in &mut results {
-                    if result.is_ok() {
-                        *result = Err(ProcessError::Transient(reason.clone()));
-                    }
-                }
-                return results;
-            }
-        };
-        for (delivery, _, result) in &mut results {
-            if let Ok((job, prepared, _)) = result {
-                let dropped = deleted::drop_deleted(job, prepared, &deletions);
-                if dropped > 0 {
-                    tracing::info!(entry = %delivery.entry.id, rows = dropped, "rows of deleted traces dropped");
-                }
+    /// Prices and encodes the events not encoded where they were converted because their project
+    /// had deleted traces, now that those traces' rows are gone. Events naming prompts stay as
+    /// they are, for the flush (`Prepared::events`).
+    fn encode_checked(results: &mut [(Delivery, u32, Converted)], prices: &PriceBook) {
+        for (_, _, result) in results {
+            if let Ok((_, prepared, _)) = result
+                && !prepared.events.is_empty()
+                && !prepared.names_prompts()
+                && let Err(error) = prepared.encode_events(prices)
+            {
+                *result = Err(error);
             }
         }
-        results
     }
 }
 
@@ -420,14 +409,24 @@ type Converted = Result<(IngestionJob, Prepared, usize), ProcessError>;
 
 /// Turns one payload into rows, off the async threads (decoding a large export is CPU work). A
 /// conversion that panics is a bug this payload triggers: it is dead-lettered, never retried.
+/// With `encode` (prices, given when the payload's project deleted no trace since), its events
+/// are also priced and encoded on that thread, unless they name prompts (`Prepared::events`).
 async fn convert(
     job: IngestionJob,
     payload: bytes::Bytes,
     migration: MigrationSettings,
+    encode: Option<Arc<PriceBook>>,
 ) -> Result<(IngestionJob, Prepared), ProcessError> {
-    match tokio::task::spawn_blocking(move || route::prepare(&job, &payload, &migration).map(|p| (job, p)))
-        .await
-    {
+    let work = move || {
+        let mut prepared = route::prepare(&job, &payload, &migration)?;
+        if let Some(prices) = encode
+            && !prepared.names_prompts()
+        {
+            prepared.encode_events(&prices)?;
+        }
+        Ok((job, prepared))
+    };
+    match tokio::task::spawn_blocking(work).await {
         Ok(result) => result,
         Err(e) if e.is_panic() => Err(ProcessError::Permanent(format!(
             "converting the payload panicked: {}",

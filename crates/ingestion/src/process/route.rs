@@ -11,12 +11,15 @@ use prost::Message;
 
 use domain::config::{MigrationSettings, WriteMode};
 use domain::event::Event;
+use domain::pricing::PriceBook;
 use domain::sdk::SdkInfo;
+use storage::clickhouse::EventSegment;
 use storage::queue::{IngestionJob, PayloadKind};
 
 use domain::experiment::ExperimentLink;
 
 use super::ProcessError;
+use super::enrich::price_events;
 use super::experiments;
 use super::v3::{self, V3Updates};
 use crate::batch::{BatchContext, parse_batch};
@@ -25,10 +28,35 @@ use crate::otel::{ConvertContext, convert_owned};
 /// The rows one payload produces.
 #[derive(Debug, Default)]
 pub struct Prepared {
+    /// v4 events as converted, until they are priced and encoded into `encoded`; those of a
+    /// payload naming prompts stay here, and are enriched and encoded by the flush, which looks
+    /// the prompts' ids up in PostgreSQL.
     pub events: Vec<Event>,
+    /// The events, priced and encoded for their insert (`encode_events`).
+    pub encoded: Vec<EventSegment>,
     pub v3: V3Updates,
     /// Dataset run items to record for experiment spans, while the v3 tables are written.
     pub experiment_links: Vec<ExperimentLink>,
+}
+
+impl Prepared {
+    /// Whether an event names a prompt by name and version, whose id is looked up before encoding.
+    pub fn names_prompts(&self) -> bool {
+        self.events.iter().any(|event| !event.prompt_name.is_empty() && event.prompt_version.is_some())
+    }
+
+    /// Prices the events and encodes them for their insert, then frees them, on the calling thread:
+    /// the one that converted them, while they are still in its caches. Encoding fails only for a
+    /// row type the format cannot carry, a bug: the payload is dead-lettered, as a conversion that
+    /// panics.
+    pub fn encode_events(&mut self, prices: &PriceBook) -> Result<(), ProcessError> {
+        price_events(prices, &mut self.events);
+        let segments = EventSegment::encode(&self.events)
+            .map_err(|error| ProcessError::Permanent(format!("encoding the rows failed: {error}")))?;
+        self.encoded.extend(segments);
+        self.events = Vec::new();
+        Ok(())
+    }
 }
 
 pub fn prepare(
@@ -83,7 +111,7 @@ pub fn prepare_otlp(
     } else {
         Vec::new()
     };
-    Ok(Prepared { events, v3, experiment_links })
+    Ok(Prepared { events, v3, experiment_links, ..Prepared::default() })
 }
 
 fn prepare_batch(
@@ -113,5 +141,5 @@ fn prepare_batch(
     if migration.write_mode == WriteMode::Dual {
         v3.stage_all();
     }
-    Ok(Prepared { events: Vec::new(), v3, experiment_links: Vec::new() })
+    Ok(Prepared { v3, ..Prepared::default() })
 }

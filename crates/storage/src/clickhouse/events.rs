@@ -1,16 +1,19 @@
 //! `events_full` rows: the ClickHouse shape of `domain::event::Event`. `events_core` is filled
 //! from it by the materialized view, never written directly.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
+use bytes::{Bytes, BytesMut};
 use clickhouse::Row;
 use serde::{Serialize, Serializer};
 
 use domain::event::{Decimal12, Event, Metadata};
 
-use super::partitions::month_parts;
+use super::partitions::{MONTHS_PER_INSERT, month_of_micros};
+use super::rowbinary;
 use super::{ClickHouse, Work};
-use crate::Result;
+use crate::{Error, ErrorKind, Result};
 
 /// Field names are column names; columns left out (MATERIALIZED, ALIAS, the evaluator and skills
 /// defaults) are computed by the server.
@@ -204,36 +207,123 @@ impl<'a> From<&'a Event> for EventRow<'a> {
     }
 }
 
-/// Events spread over more months than one insert may touch go in several (`partitions`).
-pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
-    if events.is_empty() {
-        return Ok(());
+/// One payload's `events_full` rows of one calendar month, encoded (`rowbinary`): what the worker
+/// keeps of its events between their conversion and their insert. Cheap to clone (shared bytes).
+#[derive(Debug, Clone)]
+pub struct EventSegment {
+    month: i32,
+    rows: usize,
+    bytes: Bytes,
+}
+
+impl EventSegment {
+    /// Encodes `events` into one segment per calendar month they start in, in month order. Rows
+    /// keep their order within a month, which is all that order means: two versions of one
+    /// span share its start, so its month.
+    pub fn encode(events: &[Event]) -> Result<Vec<EventSegment>> {
+        let month = |event: &Event| month_of_micros(event.start_time);
+        let Some(first) = events.first().map(month) else {
+            return Ok(Vec::new());
+        };
+        if events.iter().all(|event| month(event) == first) {
+            return Ok(vec![Self::of(first, events.iter())?]);
+        }
+        let mut by_month: BTreeMap<i32, Vec<&Event>> = BTreeMap::new();
+        for event in events {
+            by_month.entry(month(event)).or_default().push(event);
+        }
+        by_month.into_iter().map(|(month, events)| Self::of(month, events.into_iter())).collect()
     }
-    for part in month_parts(events, |event| event.start_time) {
-        insert_event_rows(ch, part.into_iter()).await?;
+
+    fn of<'e>(month: i32, events: impl ExactSizeIterator<Item = &'e Event> + Clone) -> Result<Self> {
+        // Sized once: the texts plus what the other columns of a typical row take.
+        let size: usize = events.clone().map(|e| e.input.len() + e.output.len() + ROW_OVERHEAD).sum();
+        let mut bytes = Vec::with_capacity(size);
+        let rows = events.len();
+        for event in events {
+            rowbinary::encode(&EventRow::from(event), &mut bytes)
+                .map_err(|error| Error::new(ErrorKind::Internal, error.to_string()))?;
+        }
+        Ok(Self { month, rows, bytes: bytes.into() })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Encoded bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+}
+
+/// What a row takes besides its input and output, about: ids, names, metadata, usage.
+const ROW_OVERHEAD: usize = 768;
+
+/// Segments are sent as they are when at least this large, and gathered into chunks of about
+/// this size otherwise: each chunk is one compressed block of the request.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Encodes and inserts events (see [`insert_event_segments`]).
+pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
+    insert_event_segments(ch, &EventSegment::encode(events)?).await
+}
+
+/// Inserts encoded rows in one statement; segments spread over more months than one insert may
+/// touch go in several, [`MONTHS_PER_INSERT`] months each (`partitions`).
+pub async fn insert_event_segments(ch: &ClickHouse, segments: &[EventSegment]) -> Result<()> {
+    let months: BTreeSet<i32> = segments.iter().map(|segment| segment.month).collect();
+    if months.len() <= MONTHS_PER_INSERT {
+        return send_segments(ch, segments.iter().collect()).await;
+    }
+    let months: Vec<i32> = months.into_iter().collect();
+    for group in months.chunks(MONTHS_PER_INSERT) {
+        let within = group[0]..=group[group.len() - 1];
+        send_segments(ch, segments.iter().filter(|segment| within.contains(&segment.month)).collect())
+            .await?;
     }
     Ok(())
 }
 
-async fn insert_event_rows<'e>(
-    ch: &ClickHouse,
-    events: impl Iterator<Item = &'e Event> + Send,
-) -> Result<()> {
-    // Without the client's per-row schema validation (RowBinaryWithNamesAndTypes): this is the
-    // hottest insert, its row type is checked against the table by the tests of every field, and
-    // the store still refuses a row that does not fit.
-    //
+async fn send_segments(ch: &ClickHouse, segments: Vec<&EventSegment>) -> Result<()> {
+    static STATEMENT: LazyLock<String> = LazyLock::new(|| {
+        let columns: Vec<String> = EventRow::COLUMN_NAMES.iter().map(|name| format!("`{name}`")).collect();
+        format!("INSERT INTO events_full({}) FORMAT RowBinary", columns.join(","))
+    });
+    if segments.iter().all(|segment| segment.is_empty()) {
+        return Ok(());
+    }
     // `optimize_on_insert = 0`: the engine otherwise runs each insert block through the
     // ReplacingMergeTree merge (of events_full, and of events_core through the view) to collapse
     // rows sharing a key within the block: about 30 % of the insert's engine time, measured on
     // the local engine (README, "Ingestion"). Rows sharing a key across inserts exist anyway until
     // a merge, and every read collapses versions itself (`newest_by`), so keeping those within one
-    // insert until the merge changes no answer.
-    let client = ch.client().clone().with_validation(false).with_setting("optimize_on_insert", "0");
+    // insert until the merge changes no answer. The rows are not checked against the table's
+    // schema on the way (the client's RowBinaryWithNamesAndTypes): the tests of every field check
+    // `EventRow` against it, and the store still refuses a row that does not fit.
+    let client = ch.client().clone().with_setting("optimize_on_insert", "0");
     let work = async {
-        let mut insert = client.insert::<EventRow<'_>>("events_full").await?;
-        for event in events {
-            insert.write(&EventRow::from(event)).await?;
+        let mut insert = client.insert_formatted_with(STATEMENT.as_str());
+        let mut gathered = BytesMut::new();
+        for segment in segments {
+            if segment.bytes.len() >= CHUNK_BYTES {
+                if !gathered.is_empty() {
+                    insert.send(gathered.split().freeze()).await?;
+                }
+                insert.send(segment.bytes.clone()).await?;
+                continue;
+            }
+            gathered.extend_from_slice(&segment.bytes);
+            if gathered.len() >= CHUNK_BYTES {
+                insert.send(gathered.split().freeze()).await?;
+            }
+        }
+        if !gathered.is_empty() {
+            insert.send(gathered.freeze()).await?;
         }
         insert.end().await
     };

@@ -6,6 +6,7 @@ mod lists;
 mod migrations;
 mod partitions;
 pub mod retention;
+mod rowbinary;
 mod statements;
 pub mod v3;
 
@@ -20,7 +21,7 @@ use domain::config::ClickHouseSettings;
 use crate::Result;
 
 pub use deletion::{PROJECT_TABLES, delete_project_rows, delete_traces};
-pub use events::{EventRow, insert_events};
+pub use events::{EventRow, EventSegment, insert_event_segments, insert_events};
 pub use lists::{PARAM_BYTES, StringList};
 pub use migrations::{AppliedMigrations, MIGRATIONS, Migration, migrate, render, split_statements};
 pub use statements::{NEWEST_BY_ID, NEWEST_BY_SPAN_ID, Work, newest_by, newest_versions};

@@ -16,7 +16,7 @@ use chrono::{DateTime, Datelike};
 pub const MONTHS_PER_INSERT: usize = 50;
 
 /// `year * 12 + month` of a time given in microseconds since the epoch (UTC).
-fn month_of_micros(micros: i64) -> i32 {
+pub(super) fn month_of_micros(micros: i64) -> i32 {
     let at = DateTime::from_timestamp_micros(micros).unwrap_or_default();
     at.year() * 12 + at.month0() as i32
 }

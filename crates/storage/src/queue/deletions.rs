@@ -38,6 +38,48 @@ impl IngestionQueue {
             .map_err(unavailable)
     }
 
+    /// The projects among these that deleted traces on or after the day of `since_micros` (at most
+    /// [`DAYS_KEPT`] days back): one round trip. The worker encodes the rows of the other
+    /// projects' entries as it converts them, with no trace of theirs to ask about.
+    pub async fn projects_with_deletions(
+        &self,
+        projects: &BTreeSet<&str>,
+        since_micros: i64,
+        now_micros: i64,
+    ) -> Result<BTreeSet<String>> {
+        if projects.is_empty() {
+            return Ok(BTreeSet::new());
+        }
+        let keys = self.day_keys(projects.iter().copied(), since_micros, now_micros);
+        let mut exists = redis::pipe();
+        for (_, key) in &keys {
+            exists.exists(key);
+        }
+        let mut connection = self.connection().await?;
+        let present: Vec<bool> = exists.query_async(&mut connection).await.map_err(unavailable)?;
+        Ok(keys
+            .into_iter()
+            .zip(present)
+            .filter(|(_, present)| *present)
+            .map(|((p, _), _)| p.to_owned())
+            .collect())
+    }
+
+    /// Each project's deletion key for every day from `since_micros`'s to today's.
+    fn day_keys<'p>(
+        &self,
+        projects: impl Iterator<Item = &'p str>,
+        since_micros: i64,
+        now_micros: i64,
+    ) -> Vec<(&'p str, String)> {
+        let today = now_micros.div_euclid(MICROS_PER_DAY);
+        let first_day = since_micros.div_euclid(MICROS_PER_DAY).clamp(today - DAYS_KEPT, today);
+        projects
+            .flat_map(|project| (first_day..=today).map(move |day| (project, day)))
+            .map(|(project, day)| (project, self.deletions_key(project, day)))
+            .collect()
+    }
+
     /// When each of these (project, trace) pairs was last deleted, among deletions made on or after
     /// the day of `since_micros` (at most [`DAYS_KEPT`] days back). One round trip when there are
     /// none (the usual case), two otherwise.
@@ -51,12 +93,10 @@ impl IngestionQueue {
         if traces.is_empty() {
             return Ok(found);
         }
-        let today = now_micros.div_euclid(MICROS_PER_DAY);
-        let first_day = since_micros.div_euclid(MICROS_PER_DAY).clamp(today - DAYS_KEPT, today);
-        let keys: Vec<(&str, &BTreeSet<&str>, String)> = traces
-            .iter()
-            .flat_map(|(project, ids)| (first_day..=today).map(move |day| (*project, ids, day)))
-            .map(|(project, ids, day)| (project, ids, self.deletions_key(project, day)))
+        let keys: Vec<(&str, &BTreeSet<&str>, String)> = self
+            .day_keys(traces.keys().copied(), since_micros, now_micros)
+            .into_iter()
+            .map(|(project, key)| (project, &traces[project], key))
             .collect();
         let mut connection = self.connection().await?;
         let mut exists = redis::pipe();

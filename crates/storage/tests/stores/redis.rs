@@ -45,6 +45,17 @@ async fn trace_deletion_marks_are_found_from_the_day_asked_on() {
     assert_eq!(since_long_ago.get(&("p".into(), "old".into())), Some(&(now - 3 * DAY)));
     assert_eq!(since_long_ago.len(), 3, "{since_long_ago:?}");
     assert!(queue.deleted_since(&BTreeMap::new(), now, now).await.unwrap().is_empty());
+
+    // Which projects deleted anything in the window: the worker encodes the others' rows at once.
+    queue.mark_deleted("s", &["x".into()], now - 3 * DAY).await.unwrap();
+    let projects = BTreeSet::from(["p", "q", "r", "s"]);
+    let deleting = |since| queue.projects_with_deletions(&projects, since, now);
+    assert_eq!(deleting(now - DAY).await.unwrap(), BTreeSet::from(["p".to_owned(), "q".to_owned()]));
+    assert_eq!(
+        deleting(now - 30 * DAY).await.unwrap(),
+        BTreeSet::from(["p".to_owned(), "q".to_owned(), "s".to_owned()])
+    );
+    assert!(queue.projects_with_deletions(&BTreeSet::new(), now, now).await.unwrap().is_empty());
 }
 
 /// An idle worker's blocked read watches the streams that were active when it began to wait, so
