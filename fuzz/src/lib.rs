@@ -90,9 +90,15 @@ pub fn process_accepted(payload: &[u8], spans: usize) {
         scores_only: false,
         received_at_micros: RECEIVED_AT_MICROS,
     };
-    let prepared = ingestion::process::prepare_otlp(&job, payload, &migration())
+    let mut prepared = ingestion::process::prepare_otlp(&job, payload, &migration())
         .unwrap_or_else(|e| panic!("the worker cannot process an accepted export: {e}"));
     assert_eq!(prepared.events.len(), spans, "one event per accepted span");
+    // Then, as the worker does on the same thread: priced and encoded for the insert.
+    prepared
+        .encode_events(&domain::pricing::PriceBook::default())
+        .unwrap_or_else(|e| panic!("the worker cannot encode an accepted export's rows: {e}"));
+    let rows: usize = prepared.encoded.iter().map(|segment| segment.rows()).sum();
+    assert_eq!(rows, spans, "one row per event");
 }
 
 /// The entries of `dict/otlp.dict` named `name` (`attribute="…"`): the attribute keys, scope

@@ -72,7 +72,7 @@ test("an owner sets up the scheduled export and the retention; a VIEWER only rea
   await form.getByLabel("Frequency").selectOption("hourly");
   // Full history, so the first window has closed whatever the time: "From today" set up in the
   // first 20 minutes of a UTC day (the lag) rightly waits for its first hour to close.
-  await form.getByLabel("Mode").selectOption("FULL_HISTORY");
+  await form.getByLabel("Mode", { exact: true }).selectOption("FULL_HISTORY");
   await form.getByRole("button", { name: "Set up export" }).click();
   await expect(exportsSection.getByRole("status").filter({ hasText: "Saved" })).toBeVisible({ timeout: 30_000 });
   await expect(exportsSection.getByLabel("Export status")).toBeVisible();
@@ -85,7 +85,7 @@ test("an owner sets up the scheduled export and the retention; a VIEWER only rea
   await page.reload();
   await expect(form.getByLabel("Prefix")).toHaveValue(`ui-e2e-${run}/`);
   await expect(form.getByLabel("Frequency")).toHaveValue("hourly");
-  await expect(form.getByLabel("Mode")).toHaveValue("FULL_HISTORY");
+  await expect(form.getByLabel("Mode", { exact: true })).toHaveValue("FULL_HISTORY");
   await expect(form.getByLabel("Secret access key")).toHaveValue("");
   await expect(form.getByLabel("Secret access key")).toHaveAttribute("placeholder", "kept as saved");
   await expect(exportsSection.getByLabel("Export status")).toBeVisible();
