@@ -395,9 +395,7 @@ impl Processor {
     fn encode_checked(results: &mut [(Delivery, u32, Converted)], prices: &PriceBook) {
         for (_, _, result) in results {
             if let Ok((_, prepared, _)) = result
-                && !prepared.events.is_empty()
-                && !prepared.names_prompts()
-                && let Err(error) = prepared.encode_events(prices)
+                && let Err(error) = prepared.encode_unless_named(prices)
             {
                 *result = Err(error);
             }
@@ -419,10 +417,8 @@ async fn convert(
 ) -> Result<(IngestionJob, Prepared), ProcessError> {
     let work = move || {
         let mut prepared = route::prepare(&job, &payload, &migration)?;
-        if let Some(prices) = encode
-            && !prepared.names_prompts()
-        {
-            prepared.encode_events(&prices)?;
+        if let Some(prices) = encode {
+            prepared.encode_unless_named(&prices)?;
         }
         Ok((job, prepared))
     };

@@ -41,8 +41,16 @@ pub struct Prepared {
 
 impl Prepared {
     /// Whether an event names a prompt by name and version, whose id is looked up before encoding.
-    pub fn names_prompts(&self) -> bool {
+    fn names_prompts(&self) -> bool {
         self.events.iter().any(|event| !event.prompt_name.is_empty() && event.prompt_version.is_some())
+    }
+
+    /// [`Self::encode_events`], unless an event names a prompt: those events stay for the flush.
+    pub fn encode_unless_named(&mut self, prices: &PriceBook) -> Result<(), ProcessError> {
+        if self.names_prompts() {
+            return Ok(());
+        }
+        self.encode_events(prices)
     }
 
     /// Prices the events and encodes them for their insert, then frees them, on the calling thread:

@@ -1,7 +1,7 @@
 //! `events_full` rows: the ClickHouse shape of `domain::event::Event`. `events_core` is filled
 //! from it by the materialized view, never written directly.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use bytes::{Bytes, BytesMut};
@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 
 use domain::event::{Decimal12, Event, Metadata};
 
-use super::partitions::{MONTHS_PER_INSERT, month_of_micros};
+use super::partitions::{month_of_micros, parts_by_month};
 use super::rowbinary;
 use super::{ClickHouse, Work};
 use crate::{Error, ErrorKind, Result};
@@ -251,11 +251,6 @@ impl EventSegment {
         self.rows
     }
 
-    /// Encoded bytes.
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.rows == 0
     }
@@ -274,17 +269,10 @@ pub async fn insert_events(ch: &ClickHouse, events: &[Event]) -> Result<()> {
 }
 
 /// Inserts encoded rows in one statement; segments spread over more months than one insert may
-/// touch go in several, [`MONTHS_PER_INSERT`] months each (`partitions`).
+/// touch go in several (`partitions`).
 pub async fn insert_event_segments(ch: &ClickHouse, segments: &[EventSegment]) -> Result<()> {
-    let months: BTreeSet<i32> = segments.iter().map(|segment| segment.month).collect();
-    if months.len() <= MONTHS_PER_INSERT {
-        return send_segments(ch, segments.iter().collect()).await;
-    }
-    let months: Vec<i32> = months.into_iter().collect();
-    for group in months.chunks(MONTHS_PER_INSERT) {
-        let within = group[0]..=group[group.len() - 1];
-        send_segments(ch, segments.iter().filter(|segment| within.contains(&segment.month)).collect())
-            .await?;
+    for part in parts_by_month(segments, |segment| segment.month) {
+        send_segments(ch, part).await?;
     }
     Ok(())
 }

@@ -23,13 +23,13 @@ pub(super) fn month_of_micros(micros: i64) -> i32 {
 
 /// `None` when every row fits one insert (the usual case: nothing is copied or reordered);
 /// otherwise the indices of the rows of each insert, in month order, each group spanning at most
-/// [`MONTHS_PER_INSERT`] months. `micros` is a row's partition time in microseconds.
-pub fn month_groups<T>(rows: &[T], micros: impl Fn(&T) -> i64) -> Option<Vec<Vec<usize>>> {
+/// [`MONTHS_PER_INSERT`] months. `month` is a row's partition month (see [`month_of_micros`]).
+pub fn month_groups<T>(rows: &[T], month: impl Fn(&T) -> i32) -> Option<Vec<Vec<usize>>> {
     // The usual batch spans a month or two: count the months first, and index rows only when
     // they do not fit, so the worker's hot path allocates nothing per row.
     let mut months = BTreeSet::new();
     let fits = rows.iter().all(|row| {
-        months.insert(month_of_micros(micros(row)));
+        months.insert(month(row));
         months.len() <= MONTHS_PER_INSERT
     });
     if fits {
@@ -37,15 +37,21 @@ pub fn month_groups<T>(rows: &[T], micros: impl Fn(&T) -> i64) -> Option<Vec<Vec
     }
     let mut by_month: BTreeMap<i32, Vec<usize>> = BTreeMap::new();
     for (index, row) in rows.iter().enumerate() {
-        by_month.entry(month_of_micros(micros(row))).or_default().push(index);
+        by_month.entry(month(row)).or_default().push(index);
     }
     let months: Vec<Vec<usize>> = by_month.into_values().collect();
     Some(months.chunks(MONTHS_PER_INSERT).map(|chunk| chunk.concat()).collect())
 }
 
-/// The rows of each insert: all of them in one part when they fit (see [`month_groups`]).
+/// The rows of each insert, by their partition time in microseconds (see [`parts_by_month`]).
 pub fn month_parts<T>(rows: &[T], micros: impl Fn(&T) -> i64) -> Vec<Vec<&T>> {
-    match month_groups(rows, micros) {
+    parts_by_month(rows, |row| month_of_micros(micros(row)))
+}
+
+/// The rows of each insert, by their partition month: all of them in one part when they fit
+/// (see [`month_groups`]).
+pub fn parts_by_month<T>(rows: &[T], month: impl Fn(&T) -> i32) -> Vec<Vec<&T>> {
+    match month_groups(rows, month) {
         None => vec![rows.iter().collect()],
         Some(groups) => {
             groups.into_iter().map(|group| group.into_iter().map(|index| &rows[index]).collect()).collect()
@@ -62,14 +68,14 @@ mod tests {
     #[test]
     fn rows_within_fifty_months_go_in_one_insert() {
         let rows: Vec<i64> = (0..50).map(|m| m * MONTH_MICROS).collect();
-        assert_eq!(month_groups(&rows, |r| *r), None);
+        assert_eq!(month_groups(&rows, |r| month_of_micros(*r)), None);
     }
 
     #[test]
     fn rows_over_many_months_are_split_and_none_is_lost() {
         // 101 months, a few rows each, out of order.
         let rows: Vec<i64> = (0..303).map(|i| ((i * 37) % 101) * MONTH_MICROS + i).collect();
-        let groups = month_groups(&rows, |r| *r).unwrap();
+        let groups = month_groups(&rows, |r| month_of_micros(*r)).unwrap();
         assert_eq!(groups.len(), 3);
         let mut seen: Vec<usize> = groups.iter().flatten().copied().collect();
         seen.sort_unstable();
@@ -83,6 +89,6 @@ mod tests {
 
     #[test]
     fn times_out_of_range_still_have_a_month() {
-        assert_eq!(month_groups(&[i64::MIN, i64::MAX, 0], |r| *r), None);
+        assert_eq!(month_groups(&[i64::MIN, i64::MAX, 0], |r| month_of_micros(*r)), None);
     }
 }
