@@ -74,7 +74,7 @@ async fn spans_and_scores_are_readable_without_waiting_for_a_timer() {
 
         // One merge read per span flush; the score's own flush (if it had one) merges nothing.
         let merge_reads = scrape(&worker).await.value("loupe_ingestion_merge_reads_total", &[]);
-        assert_eq!(merge_reads, (n + 1) as f64, "one statement per flush for traces and observations");
+        assert_eq!(merge_reads, (n + 1) as f64, "one merge read per flush for traces and observations");
         for (url, statements) in [
             (format!("{base}/api/public/traces/{trace}"), 3.0),
             (format!("{base}/api/public/v2/scores/{score}"), 1.0),

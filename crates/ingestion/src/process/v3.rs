@@ -258,7 +258,8 @@ fn upsert<R: Upsert>(updates: &[R::Update], mut stored: HashMap<(String, String)
 }
 
 /// Traces and observations merged onto what is stored: one read per project for both tables (the
-/// inserts wait for it), counted in `loupe_ingestion_merge_reads_total`.
+/// inserts wait for it; `storage::clickhouse::v3::existing` reads whole rows only of the ids
+/// stored), counted in `loupe_ingestion_merge_reads_total`.
 async fn merge(
     ch: &ClickHouse,
     traces: &[TraceUpdate],

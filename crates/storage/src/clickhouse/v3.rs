@@ -13,8 +13,11 @@ use domain::event::{Decimal12, Level, ObservationType};
 use domain::v3::{ObservationRecord, ScoreRecord, TraceRecord};
 
 use super::partitions::month_parts;
-use super::{ClickHouse, StringList, Work, newest_versions};
+use super::{ClickHouse, Work};
 use crate::Result;
+
+mod stored;
+pub use stored::{Stored, existing};
 
 #[derive(Debug, Clone, Row, Serialize, Deserialize)]
 pub struct TraceRow {
@@ -383,72 +386,4 @@ pub async fn delete_score(ch: &ClickHouse, project_id: &str, id: &str, now_milli
         .bind(id);
     ch.bounded(Work::Write, "scores", copy.execute()).await?;
     Ok(true)
-}
-
-/// A flush's read of what it merges onto: the flush's inserts wait for it, so it asks for the
-/// server's query priority (1 = highest; queries without it are not affected on a server). The dev
-/// front, which runs one statement at a time, serves it ahead of queued plain reads.
-fn merge_read(query: clickhouse::query::Query) -> clickhouse::query::Query {
-    query.with_setting("priority", "1")
-}
-
-/// What a flush merges its updates onto: the newest stored version of each trace and observation it
-/// updates, live ones only.
-#[derive(Debug, Default)]
-pub struct Stored {
-    pub traces: Vec<TraceRecord>,
-    pub observations: Vec<ObservationRecord>,
-}
-
-/// Both tables' rows travel in one row, each as an array of tuples in its row's field order.
-#[derive(Row, Deserialize)]
-struct StoredRows {
-    traces: Vec<TraceRow>,
-    observations: Vec<ObservationRow>,
-}
-
-/// The newest stored version of each trace and observation of one project, for merging updates
-/// onto, in one statement: a flush waits for this read before its inserts, and on an engine that
-/// runs one statement at a time (the dev front) every statement on that path is latency.
-pub async fn existing(
-    ch: &ClickHouse,
-    project_id: &str,
-    trace_ids: &[String],
-    observation_ids: &[String],
-) -> Result<Stored> {
-    if trace_ids.is_empty() && observation_ids.is_empty() {
-        return Ok(Stored::default());
-    }
-    let (traces, observations) =
-        (StringList::new("traces", trace_ids), StringList::new("observations", observation_ids));
-    let newest = |table: &str, columns: &[&str], list: &StringList<'_>| {
-        let columns = columns.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
-        let filter = format!("project_id = {{project:String}} AND id IN {}", list.sql());
-        format!(
-            "(SELECT groupArray(tuple({columns})) FROM ({}))",
-            newest_versions(&columns, table, &filter, "id")
-        )
-    };
-    let sql = format!(
-        "SELECT {} AS traces, {} AS observations",
-        newest("traces", TraceRow::COLUMN_NAMES, &traces),
-        newest("observations", ObservationRow::COLUMN_NAMES, &observations),
-    );
-    // Each table's rows come as an array of tuples, which RowBinary encodes exactly as the rows
-    // themselves when the tuple lists the row's columns in its field order (`COLUMN_NAMES`, as
-    // above). The crate's schema check compares columns with top-level fields, so this statement
-    // goes without it.
-    let client = ch.client().clone().with_validation(false);
-    let query = observations.bind(traces.bind(client.query(&sql).param("project", project_id)));
-    let row: StoredRows =
-        ch.bounded(Work::Read, "traces and observations", merge_read(query).fetch_one()).await?;
-    Ok(Stored {
-        traces: row.traces.into_iter().filter(|r| r.is_deleted == 0).map(TraceRecord::from).collect(),
-        observations: row
-            .observations
-            .into_iter()
-            .filter(|r| r.is_deleted == 0)
-            .map(ObservationRecord::from)
-            .collect(),
-    })
 }

@@ -55,10 +55,15 @@ async fn a_hundred_thousand_trace_ids_are_read_and_deleted_in_one_request_each()
         ch.client().query("SELECT count() FROM traces WHERE id IN ?").bind(&all).fetch_one::<u64>().await;
     assert!(inline.unwrap_err().to_string().contains("Max query size exceeded"));
 
-    // Both tables' newest rows in one statement, each list in its own parameters.
+    // Both tables' stored ids in one statement, then their newest rows in one more, each list in
+    // its own parameters.
     let found = v3::existing(&ch, "p1", &all, &ids_with(0)).await.unwrap();
     assert_eq!((found.traces.len(), found.observations.len()), (STORED, 0));
     assert!(found.traces.iter().all(|t| t.project_id == "p1"));
+    // An id is looked for in its own table only: a stored trace's id asked for as an observation's
+    // is not found, nor the other way round.
+    let found = v3::existing(&ch, "p1", &["obs-1".to_owned()], &[stored_id(1)]).await.unwrap();
+    assert_eq!((found.traces.len(), found.observations.len()), (0, 0));
     let observations: Vec<String> = (0..STORED).map(|n| format!("obs-{n}")).chain(ids_with(20_000)).collect();
     let found = v3::existing(&ch, "p1", &[], &observations).await.unwrap();
     assert_eq!((found.traces.len(), found.observations.len()), (0, STORED));
@@ -73,4 +78,16 @@ async fn a_hundred_thousand_trace_ids_are_read_and_deleted_in_one_request_each()
     let mut left: Vec<String> = left.into_iter().map(|t| t.id).collect();
     left.sort();
     assert_eq!(left, (200..STORED).map(stored_id).collect::<Vec<_>>());
+
+    // A trace whose newest version marks it deleted is stored, yet nothing to merge onto.
+    ch.client()
+        .query(
+            "INSERT INTO traces (id, timestamp, project_id, event_ts, is_deleted) \
+             VALUES ('trace-000250', now64(3), 'p1', now64(3) + 1, 1)",
+        )
+        .execute()
+        .await
+        .unwrap();
+    let found = v3::existing(&ch, "p1", &[stored_id(250), stored_id(251)], &[]).await.unwrap();
+    assert_eq!(found.traces.into_iter().map(|t| t.id).collect::<Vec<_>>(), [stored_id(251)]);
 }
