@@ -35,7 +35,7 @@ struct StoredRows {
 /// onto. A flush waits for this read before its inserts, so it is cut to what is stored: first the
 /// ids of both tables that have any row (one narrow statement), then the whole rows of those ids
 /// only (a second statement, skipped when nothing is stored). Most updates are of new ids, and
-/// observations are seldom updated after their span ends, so the wide read of 40 columns is
+/// observations are seldom updated after their span ends, so the wide read (every column) is
 /// usually skipped or narrowed to the traces. On the dev engine, tables of a few dozen rows, the
 /// narrow read took 8 ms where the wide one took 24 (29 when a trace was stored); a `legacy` span's
 /// v1 trace became readable 20–27 ms sooner (`loupe-bench freshness`, README "Speed").
