@@ -38,7 +38,7 @@ struct StoredRows {
 /// observations are seldom updated after their span ends, so the wide read (every column) is
 /// usually skipped or narrowed to the traces. On the dev engine, tables of a few dozen rows, the
 /// narrow read took 8 ms where the wide one took 24 (29 when a trace was stored); a `legacy` span's
-/// v1 trace became readable 20–27 ms sooner (`loupe-bench freshness`, README "Speed").
+/// v1 trace became readable 19–27 ms sooner (`loupe-bench freshness`, README "Speed").
 pub async fn existing(
     ch: &ClickHouse,
     project_id: &str,
