@@ -28,6 +28,25 @@ describe("column chooser", () => {
     expect(onChange.mock.calls[1]?.[0]).toEqual(["name", "type", "cost"]);
   });
 
+  it("shows each toggle at once, and keeps it while the URL catches up one change at a time", () => {
+    const onChange = vi.fn<(columns: ColumnId[]) => void>();
+    const { rerender } = render(<ColumnChooser columns={COLUMN_IDS} onChange={onChange} />);
+    const box = (name: string) => screen.getByRole("checkbox", { name }) as HTMLInputElement;
+    fireEvent.click(box("Model"));
+    fireEvent.click(box("Cost"));
+    // Neither click has reached the URL: both boxes stay as clicked, not as the URL still says.
+    expect([box("Model").checked, box("Cost").checked]).toEqual([false, false]);
+    const [first, second] = onChange.mock.calls.map((call) => call[0]);
+    // The first change comes back alone: the second still shows.
+    rerender(<ColumnChooser columns={first ?? []} onChange={onChange} />);
+    expect([box("Model").checked, box("Cost").checked]).toEqual([false, false]);
+    rerender(<ColumnChooser columns={second ?? []} onChange={onChange} />);
+    expect([box("Model").checked, box("Cost").checked]).toEqual([false, false]);
+    // Columns that are none of the changes sent (a saved view) replace them.
+    rerender(<ColumnChooser columns={["name", "model"]} onChange={onChange} />);
+    expect([box("Model").checked, box("Cost").checked]).toEqual([true, false]);
+  });
+
   it("toggles and moves without losing the last column", () => {
     expect(toggleColumn(["name"], "name", false)).toEqual(["name"]);
     expect(toggleColumn(["name"], "cost", true)).toEqual(["name", "cost"]);

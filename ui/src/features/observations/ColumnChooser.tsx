@@ -1,12 +1,14 @@
 // Which columns the table shows, and in which order: a checkbox per column, with buttons to move
 // a shown column left or right. At least one column stays.
 //
-// The shown columns live in the URL, which catches up a render after a change. A second click made
-// before that must build on the first, not on the columns still rendered, or the first change is
-// lost; so each change starts from the latest columns asked for (`latest`), and the rendered ones
-// replace them only when the URL itself moves.
+// The shown columns live in the URL, which catches up a render (or more) after a change. Until it
+// does, the chooser shows the latest columns asked for: a checkbox bound to the URL alone would
+// spring back under the pointer after a click, and a second click must build on the first, not on
+// the columns still rendered, or the first change is lost. Columns that arrive from the URL and
+// are one of the changes still on their way are those changes catching up; any other columns (a
+// saved view, the back button) replace what was asked.
 
-import { useRef } from "react";
+import { useReducer, useRef } from "react";
 
 import { COLUMN_LABELS } from "./columns";
 import { COLUMN_IDS, type ColumnId } from "./state";
@@ -33,19 +35,33 @@ export function moveColumn(columns: readonly ColumnId[], id: ColumnId, by: -1 | 
   return next;
 }
 
-export function ColumnChooser({ columns, onChange }: ColumnChooserProps) {
-  const rendered = useRef(columns);
-  const latest = useRef<readonly ColumnId[]>(columns);
-  if (rendered.current !== columns) {
-    rendered.current = columns;
-    latest.current = columns;
+const keyOf = (columns: readonly ColumnId[]) => columns.join(",");
+
+export function ColumnChooser({ columns: fromUrl, onChange }: ColumnChooserProps) {
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const rendered = useRef(fromUrl);
+  const latest = useRef<readonly ColumnId[]>(fromUrl);
+  // The changes sent and not yet seen back from the URL, oldest first.
+  const pending = useRef<string[]>([]);
+  if (rendered.current !== fromUrl) {
+    rendered.current = fromUrl;
+    const ours = pending.current.indexOf(keyOf(fromUrl));
+    if (ours >= 0) {
+      pending.current = pending.current.slice(ours + 1);
+    } else {
+      pending.current = [];
+      latest.current = fromUrl;
+    }
   }
   const change = (next: (current: readonly ColumnId[]) => ColumnId[]) => {
     const value = next(latest.current);
     latest.current = value;
+    pending.current.push(keyOf(value));
+    rerender();
     onChange(value);
   };
 
+  const columns = pending.current.length ? latest.current : fromUrl;
   const hidden = COLUMN_IDS.filter((id) => !columns.includes(id));
   return (
     <details className="popover">
