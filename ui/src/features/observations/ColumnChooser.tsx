@@ -61,7 +61,8 @@ export function ColumnChooser({ columns: fromUrl, onChange }: ColumnChooserProps
     onChange(value);
   };
 
-  const columns = pending.current.length ? latest.current : fromUrl;
+  // Once nothing is on its way, `latest` holds what the URL holds.
+  const columns = latest.current;
   const hidden = COLUMN_IDS.filter((id) => !columns.includes(id));
   return (
     <details className="popover">
