@@ -133,22 +133,6 @@ def compressed_blocks(body):
             raise ChError(89, f"Unknown compression method: {method:#x}", "UNKNOWN_COMPRESSION_METHOD")
 
 
-def coalesce(pieces, size=256 << 10):
-    """Join small pieces into appends of at least `size` bytes (each append into chdb has a fixed cost)."""
-    pending, n = [], 0
-    for piece in pieces:
-        if not pending and len(piece) >= size:
-            yield piece
-            continue
-        pending.append(piece)
-        n += len(piece)
-        if n >= size:
-            yield b"".join(pending)
-            pending, n = [], 0
-    if pending:
-        yield b"".join(pending)
-
-
 def summary(res):
     """X-ClickHouse-Summary from a chdb query result (methods) or insert result (attributes)."""
     def get(name):

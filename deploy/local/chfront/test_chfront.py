@@ -7,7 +7,6 @@ crate against it; this file pins down what the crate relies on (shared/reference
 """
 import http.client
 import os
-import random
 import shutil
 import signal
 import socket
@@ -21,8 +20,6 @@ import unittest
 
 import lz4.block
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chfront import READ_PASSED, UNKNOWN_SIZE, URGENT_PASSED, SchedLock, Ticket, ticket_for, urgent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOUNDARY = "clickhouse-rs-boundary-Ab3dEf6hIj9kLm0n"
@@ -264,6 +261,19 @@ class ChFrontTest(unittest.TestCase):
                                           b"\x01\x02", conn=self.conn), 500, 33)
         self.assert_ch_error(self.request("POST", "/?query=INSERT%20INTO%20monthly%20(nope)%20FORMAT%20TSV",
                                           b"1\n", conn=self.conn), 500, 16)
+        st, _, body = self.request("POST", "/?query=INSERT%20INTO%20monthly%20FORMAT%20RowBinary", b"\x01\x02",
+                                   conn=self.conn)
+        self.assertNotIn(b"in file/uri", body)  # the spooled body's file is the front's business
+        self.assertFalse(body.startswith(b"Code: 33. DB::Exception: Code: 33."), body)
+        # A materialized view that throws fails the insert, as on a server.
+        self.sql("CREATE TABLE IF NOT EXISTS mv_src (x UInt32) ENGINE = MergeTree ORDER BY x")
+        self.sql("CREATE TABLE IF NOT EXISTS mv_dst (y UInt32) ENGINE = MergeTree ORDER BY y")
+        self.sql("CREATE MATERIALIZED VIEW IF NOT EXISTS mv_throws TO mv_dst AS "
+                 "SELECT throwIf(x = 7, 'seven') + x AS y FROM mv_src")
+        self.assert_ch_error(self.request("POST", "/?query=INSERT%20INTO%20mv_src%20FORMAT%20TSV", b"7\n",
+                                          conn=self.conn), 500, 395)
+        self.assertEqual(self.sql("SELECT count() FROM mv_dst"), b"0\n")
+        self.assertEqual(os.listdir(os.path.join(self.tmp, "spool")), [])  # every spooled body is gone
         hundred = months[:months.index(b"2008-05-01")]  # 100 months: within the limit
         status, _, body = self.request("POST", "/?query=INSERT%20INTO%20monthly%20FORMAT%20TSV", hundred,
                                        conn=self.conn)
@@ -298,6 +308,30 @@ class ChFrontTest(unittest.TestCase):
         select = next(line for line in reversed(lines) if "SELECT count() FROM logged" in line)
         self.assertRegex(select, fields + " SELECT count\\(\\) FROM logged$")
 
+    def wait_for(self, what, cond):
+        deadline = time.monotonic() + 30
+        while not cond():
+            self.assertLess(time.monotonic(), deadline, f"timed out waiting for {what}")
+            time.sleep(0.01)
+
+    def running(self, text):
+        """Whether a statement containing `text` is running on the engine now."""
+        q = f"SELECT count() FROM system.processes WHERE query LIKE '%{text}%' AND query NOT LIKE '%system.processes%'"
+        return self.request("POST", "/", q.encode())[2] != b"0\n"
+
+    def test_statements_run_side_by_side(self):
+        """A slow read holds up no other client: an insert and a read beside it are answered while it runs."""
+        self.sql("CREATE TABLE IF NOT EXISTS beside (id UInt64, name String) ENGINE = MergeTree ORDER BY id")
+        slow = threading.Thread(target=self.request, args=("POST", "/", b"SELECT sleep(2) AS slow_read"))
+        slow.start()
+        self.wait_for("the slow read to start", lambda: self.running("slow_read"))
+        st, _, body = self.request("POST", "/?query=INSERT%20INTO%20beside%20FORMAT%20RowBinary",
+                                   rowbinary([(1, b"a")]))
+        self.assertEqual((st, body), (200, b""))
+        self.assertEqual(self.request("POST", "/", b"SELECT count() FROM beside")[2], b"1\n")
+        self.assertTrue(slow.is_alive(), "the insert and the read waited for the slow read to end")
+        slow.join(30)
+
     def test_malformed_chunked_body(self):
         self.sql("CREATE TABLE IF NOT EXISTS chunky (x UInt8) ENGINE = MergeTree ORDER BY x")
         with socket.create_connection(("127.0.0.1", self.port), timeout=10) as s:
@@ -310,172 +344,6 @@ class ChFrontTest(unittest.TestCase):
         self.assertIn(b"X-ClickHouse-Exception-Code: 33", head)
         self.assertIn(b"Connection: close", head)
         self.assertTrue(body.startswith(b"Code: 33. DB::Exception:"), body)
-
-
-TABLES = ("events_full", "traces", "observations", "scores")
-
-
-def read(*tables):
-    return Ticket(words=frozenset(tables))
-
-
-def write(table, size=0):
-    return Ticket(urgent=True, writes=frozenset([table]), size=size)
-
-
-class SchedLockTest(unittest.TestCase):
-    """The order in which the front's one lock is granted to waiting statements."""
-
-    def wait_until(self, cond, what):
-        deadline = time.monotonic() + 10
-        while not cond():
-            if time.monotonic() > deadline:
-                self.fail(f"timed out waiting for {what}")
-            time.sleep(0.001)
-
-    def run_waiters(self, lock, waiters, holder=None):
-        """Hold the lock as `holder`, queue `waiters` ((name, ticket), in this order), release; the order they
-        got it in. A bare bool stands for a statement on table `t`: a write into it, or a read of it."""
-        order, threads = [], []
-
-        def take(name, ticket):
-            with lock.hold(ticket):
-                order.append(name)
-
-        lock.acquire(holder)
-        for name, ticket in waiters:
-            if isinstance(ticket, bool):
-                ticket = write("t") if ticket else read("t")
-            n = len(lock.waiting[0]) + len(lock.waiting[1])
-            t = threading.Thread(target=take, args=(name, ticket))
-            t.start()
-            threads.append(t)
-            self.wait_until(lambda: len(lock.waiting[0]) + len(lock.waiting[1]) == n + 1, f"{name} to queue")
-        lock.release()
-        for t in threads:
-            t.join(10)
-        self.assertEqual(len(order), len(waiters))
-        return order
-
-    def test_a_waiting_insert_goes_before_queued_selects(self):
-        order = self.run_waiters(SchedLock(), [("s1", False), ("s2", False), ("s3", False), ("insert", True)])
-        self.assertEqual(order, ["insert", "s1", "s2", "s3"])
-
-    def test_each_class_is_first_come_first_served(self):
-        order = self.run_waiters(SchedLock(), [("s1", False), ("w1", True), ("s2", False), ("w2", True)])
-        self.assertEqual(order, ["w1", "w2", "s1", "s2"])
-
-    def test_a_read_is_not_starved_by_a_burst_of_writes(self):
-        writes = [(f"w{i}", True) for i in range(READ_PASSED + 3)]
-        order = self.run_waiters(SchedLock(), [("s1", False)] + writes)
-        self.assertEqual(order.index("s1"), READ_PASSED)
-        self.assertEqual([n for n in order if n != "s1"], [n for n, _ in writes])
-
-    def test_the_smallest_waiting_write_goes_first(self):
-        waiters = [("events", write("events_full", 69)), ("observations", write("observations", 36)),
-                   ("alter", Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE)), ("traces", write("traces", 19)),
-                   ("merge read", Ticket(urgent=True)), ("scores", write("scores", 27)),
-                   ("traces again", write("traces", 19))]
-        order = self.run_waiters(SchedLock(), waiters, holder=write("events_full", 69))
-        self.assertEqual(order, ["merge read", "traces", "traces again", "scores", "observations", "events", "alter"])
-
-    def test_a_large_write_is_not_starved_by_small_ones(self):
-        smalls = [(f"w{i}", write("traces", 19)) for i in range(URGENT_PASSED + 3)]
-        order = self.run_waiters(SchedLock(), [("events", write("events_full", 69))] + smalls)
-        self.assertEqual(order.index("events"), URGENT_PASSED)
-        self.assertEqual([n for n in order if n != "events"], [n for n, _ in smalls])
-
-    def test_a_read_that_waited_out_a_write_skips_writes_to_tables_it_does_not_name(self):
-        # A flush: its events insert holds the lock, its other inserts wait, and so do two polls.
-        waiters = [("read events", read("events_full")), ("insert traces", write("traces")),
-                   ("merge read", Ticket(urgent=True)), ("read trace", read("traces", "observations")),
-                   ("insert observations", write("observations"))]
-        order = self.run_waiters(SchedLock(), waiters, holder=write("events_full"))
-        self.assertEqual(order, ["read events", "insert traces", "merge read", "insert observations", "read trace"])
-
-    def test_a_read_keeps_its_place_when_no_write_ran_while_it_waited(self):
-        for holder in (None, Ticket(urgent=True)):  # a plain read, a priority read
-            waiters = [("read events", read("events_full")), ("insert traces", write("traces"))]
-            order = self.run_waiters(SchedLock(), waiters, holder=holder)
-            self.assertEqual(order, ["insert traces", "read events"])
-
-    def test_a_waiting_statement_of_unknown_reach_holds_every_read_back(self):
-        waiters = [("read a", read("a")), ("alter", Ticket(urgent=True, writes=None))]
-        order = self.run_waiters(SchedLock(), waiters, holder=write("b"))
-        self.assertEqual(order, ["alter", "read a"])
-
-    def test_an_arrival_makes_no_other_waiter_next(self):
-        # Arrivals notify nobody (only `release` does), so if one made a sleeping waiter next, nobody
-        # would wake it: every statement would wait forever. Checked over many random queues.
-        rng = random.Random(17)
-
-        def ticket():
-            kind = rng.random()
-            if kind < 0.45:
-                t = read(*rng.sample(TABLES, rng.randint(1, 2)))
-                t.fresh = rng.random() < 0.3
-                return t
-            if kind < 0.8:
-                return write(rng.choice(TABLES), rng.choice((19, 27, 36, 69)))
-            return Ticket(urgent=True, writes=None, size=UNKNOWN_SIZE) if kind < 0.9 else Ticket(urgent=True)
-
-        for _ in range(5000):
-            lock = SchedLock()
-            lock.passed = rng.randint(0, READ_PASSED + 1)
-            for t in (ticket() for _ in range(rng.randint(1, 6))):
-                t.passed = rng.randint(0, URGENT_PASSED + 1) if t.urgent else 0
-                lock.waiting[0 if t.urgent else 1].append(t)
-            before = lock._next()
-            newcomer = ticket()
-            newcomer.fresh = False
-            lock.waiting[0 if newcomer.urgent else 1].append(newcomer)
-            self.assertIn(lock._next(), (before, newcomer))
-
-    def test_many_statements_at_once_all_get_the_lock(self):
-        lock, rng, done = SchedLock(), random.Random(5), []
-
-        def run(seed):
-            r = random.Random(seed)
-            for _ in range(200):
-                kind = r.random()
-                t = (read(*r.sample(TABLES, 2)) if kind < 0.5 else write(r.choice(TABLES), r.randint(1, 70)) if kind < 0.8
-                     else Ticket(urgent=True) if kind < 0.9 else Ticket(urgent=True, writes=None))
-                with lock.hold(t):
-                    time.sleep(r.random() * 0.0003)
-                done.append(1)
-
-        threads = [threading.Thread(target=run, args=(rng.random(),), daemon=True) for _ in range(24)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
-        self.assertEqual(len(done), 24 * 200, "some statements never got the lock")
-
-    def test_tickets(self):
-        t = ticket_for(b"INSERT INTO `loupe`.`events_full` (`a`, `b`) FORMAT RowBinary", {})
-        self.assertEqual((t.urgent, t.writes, t.size), (True, frozenset(["events_full"]), 2))
-        self.assertEqual(ticket_for(b"INSERT INTO `scores`(`a`,`b`,`c`) FORMAT RowBinary", {}).size, 3)
-        self.assertEqual(ticket_for(b"INSERT INTO t SELECT * FROM u", {}).size, UNKNOWN_SIZE)
-        self.assertEqual(ticket_for(b"INSERT INTO t VALUES (1, 2, 3)", {}).size, UNKNOWN_SIZE)
-        self.assertEqual(ticket_for(b"ALTER TABLE t DELETE WHERE 1", {}).size, UNKNOWN_SIZE)
-        self.assertEqual(ticket_for(b"insert into Scores FORMAT RowBinary", {}).writes, frozenset(["scores"]))
-        for sql in (b"ALTER TABLE t DELETE WHERE 1", b"CREATE TABLE x (a Int8)", b"OPTIMIZE TABLE t FINAL"):
-            self.assertIsNone(ticket_for(sql, {}).writes, sql)
-        merge = ticket_for(b"SELECT 1 FROM traces", {"priority": "1"})
-        self.assertEqual((merge.urgent, merge.writes), (True, frozenset()))
-        poll = ticket_for(b"SELECT id FROM Events_Core WHERE trace_id = {t:String}", {})
-        self.assertFalse(poll.urgent)
-        self.assertTrue({"events_core", "trace_id", "select"} <= poll.words)
-
-    def test_what_counts_as_urgent(self):
-        for sql in (b"INSERT INTO t FORMAT RowBinary", b"  alter table t delete where 1", b"CREATE TABLE x (a Int8)",
-                    b"DROP TABLE x", b"OPTIMIZE TABLE t FINAL", b"SYSTEM FLUSH LOGS"):
-            self.assertTrue(urgent(sql, {}), sql)
-        for sql in (b"SELECT 1", b"WITH 1 AS x SELECT x", b"SHOW TABLES", b"EXISTS TABLE t", b"SELECT 'INSERT'"):
-            self.assertFalse(urgent(sql, {}), sql)
-        self.assertTrue(urgent(b"SELECT 1", {"priority": "1"}))
-        self.assertFalse(urgent(b"SELECT 1", {"priority": "0"}))
-        self.assertFalse(urgent(b"SELECT 1", {"priority": "high"}))  # chdb itself refuses the value
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@
 //! `GET /api/public/v2/scores/{id}` (reads over the v3 tables, unless it is `events_only`).
 //! Each sample polls one read, the reads taking turns, and sends only what that read shows (the
 //! issue's probe: send one span, poll Observations v2 by its trace id; the same for a score), as a
-//! client waiting for its data does: the local engine runs one statement at a time, so pollers of
-//! other reads, and the inserts of the other item, would queue in front of the insert waited for
-//! (a ClickHouse server runs them side by side). `--poll all` sends both and polls every read in
+//! client waiting for its data does: pollers of other reads, and the inserts of the other item,
+//! would take the engine's CPU from the insert waited for, on a machine of two cores that also
+//! runs web, worker and the bench. `--poll all` sends both and polls every read in
 //! every sample instead (`--poll one` is the default). `--samples N` is per read.
 //! `--load N` adds background traffic of N spans/s (100-span exports, paced) during the samples.
 //! One sample of every read goes first as a warm-up, printed apart and not counted (`measure`).

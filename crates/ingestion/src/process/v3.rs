@@ -135,8 +135,7 @@ pub async fn write(
     enrichment: &Enrichment,
 ) -> storage::Result<()> {
     // Scores are written whole, merged onto nothing: their insert need not wait for the merge
-    // reads of traces and observations (on a store that runs one statement at a time, it would
-    // otherwise queue behind them).
+    // reads of traces and observations, and runs beside them.
     tokio::try_join!(
         write_merged(ch, updates, staging_clock_millis, enrichment),
         v3::insert_scores(ch, &updates.scores),

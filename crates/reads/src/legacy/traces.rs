@@ -208,8 +208,7 @@ pub async fn list(clickhouse: &ClickHouse, project_id: &str, params: &Params) ->
 
 /// A trace with its observations and scores: the trace, then its observations (with the trace's
 /// latency and cost worked out beside them) and its scores together. Three statements, the last two
-/// sent at once: on an engine that runs one statement at a time each one more is a wait in line
-/// behind other clients' reads, and a missing trace costs only the first.
+/// sent at once, so they run side by side; a missing trace costs only the first.
 pub async fn get(clickhouse: &ClickHouse, project_id: &str, id: &str) -> Result<TraceWithDetails> {
     let mut sql = Sql::new(&format!("SELECT {TRACE_COLUMNS} FROM traces WHERE project_id = "));
     sql.bind(project_id).push(" AND id = ").bind(id).push(" ORDER BY event_ts DESC LIMIT 1");

@@ -54,8 +54,8 @@ impl Work {
 
 impl ClickHouse {
     /// Runs one statement's future within the time bound of its kind of work. `what` names it in the
-    /// error (a table, a job step). Counted by kind of work: on an engine that runs one statement at
-    /// a time, the statements a request or a flush sends are its latency.
+    /// error (a table, a job step). Counted by kind of work: the statements a request or a flush
+    /// sends one after another add up to its latency.
     pub async fn bounded<T>(
         &self,
         work: Work,

@@ -10,8 +10,8 @@ use crate::Result;
 use crate::clickhouse::{ClickHouse, StringList, Work, newest_versions};
 
 /// A flush's read of what it merges onto: the flush's inserts wait for it, so it asks for the
-/// server's query priority (1 = highest; queries without it are not affected on a server). The dev
-/// front, which runs one statement at a time, serves it ahead of queued plain reads.
+/// server's query priority (1 = highest; queries without it are not affected on a server): when
+/// the server is busy, it gets the CPU ahead of the reads beside it.
 fn merge_read(query: clickhouse::query::Query) -> clickhouse::query::Query {
     query.with_setting("priority", "1")
 }
