@@ -110,6 +110,13 @@ test("an owner manages keys, members, score configs and models, and reads the au
   await page.getByRole("combobox", { name: "Project", exact: true }).selectOption(loupe.projectId);
   await expect(page).toHaveURL(`/project/${loupe.projectId}/settings`);
   await expect(page.getByLabel("Project name")).toHaveValue(loupe.projectName);
+  // Remembered for the next sign-in, which lands on it (the shell's tests expect this project).
+  await expect
+    .poll(async () => {
+      const me = await (await page.request.get("/api/ui/me")).json();
+      return (me as { preferences?: { lastProjectId?: string } }).preferences?.lastProjectId;
+    })
+    .toBe(loupe.projectId);
 });
 
 test("the invited person signs up and sees the settings without buttons", async ({ page }, testInfo) => {

@@ -31,6 +31,9 @@ const SessionContext = createContext<Session | null>(null);
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ status: "loading" });
   const remembered = useRef<string | null>(null);
+  // The preference saves, each sent once the one before has been answered: sent at once, two quick
+  // switches could reach the server in either order and leave the project before the last.
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
 
   const load = useCallback(async (): Promise<Me | null> => {
     try {
@@ -86,7 +89,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         if (remembered.current === projectId) return;
         remembered.current = projectId;
         // Best effort: a server without preferences yet still works, with the first project.
-        ui.savePreferences({ lastProjectId: projectId }).catch(() => undefined);
+        saving.current = saving.current
+          .then(() => ui.savePreferences({ lastProjectId: projectId }))
+          .catch(() => undefined);
       },
     }),
     [state, afterAuth, load],
