@@ -134,13 +134,10 @@ def compressed_blocks(body):
 
 
 def summary(res):
-    """X-ClickHouse-Summary from a chdb query result (methods) or insert result (attributes)."""
-    def get(name):
-        value = getattr(res, name, 0)
-        return value() if callable(value) else value
-    return json.dumps({"read_rows": str(get("rows_read")), "read_bytes": str(get("bytes_read")),
-                       "written_rows": str(get("rows_written")), "written_bytes": str(get("bytes_written")),
-                       "elapsed_ns": str(int(get("elapsed") * 1e9))}, separators=(",", ":"))
+    """X-ClickHouse-Summary from a chdb query result (inserts too are statements, `INSERT … FROM INFILE`)."""
+    return json.dumps({"read_rows": str(res.rows_read()), "read_bytes": str(res.bytes_read()),
+                       "written_rows": str(res.rows_written()), "written_bytes": str(res.bytes_written()),
+                       "elapsed_ns": str(int(res.elapsed() * 1e9))}, separators=(",", ":"))
 
 
 # A server's `http_max_field_value_size` default (a server-profile setting: a query cannot raise it).

@@ -229,7 +229,7 @@ class ChFrontTest(unittest.TestCase):
         self.assertEqual(self.sql("SELECT currentDatabase()"), b"default\n")
 
     def test_failed_large_insert_is_answered(self):
-        """20 MB of chunked body into a missing table: the front drains it and answers Code 60, keep-alive."""
+        """20 MB of chunked body into a missing table: the front reads it all and answers Code 60, keep-alive."""
         piece = rowbinary((i, b"y" * 40) for i in range(20000))
         chunks = [piece] * (20_000_000 // len(piece) + 1)
         for path in ("/?query=INSERT%20INTO%20missing%20FORMAT%20RowBinary",
