@@ -1,6 +1,8 @@
-//! Where web's acknowledgement time goes, read from its `/metrics` histograms
-//! (`loupe_ingestion_accept_*_seconds`, docs/metrics.md): the wait for a blob writer, the blob PUT
-//! and the stream append. `ingest` scrapes before and after a phase and prints the difference.
+//! Where web's acknowledgement time goes, read from its `/metrics` histograms (docs/metrics.md):
+//! the whole ingestion request as web timed it, from arrival to answer (what the client saw, less
+//! the network and the client's own waits), then its stages (`loupe_ingestion_accept_*_seconds`):
+//! the wait for a blob writer, the blob PUT and the stream append. `ingest` scrapes before and
+//! after a phase and prints the difference.
 
 use std::collections::BTreeMap;
 
@@ -38,7 +40,12 @@ pub struct Snapshot {
     accepted_payloads: f64,
 }
 
-const STAGES: [(&str, &str); 3] = [
+/// web's request durations, of the ingestion routes only (summed under this name by `parse`).
+const REQUESTS: &str = "loupe_http_request_duration_seconds";
+const INGESTION_ROUTES: [&str; 2] = ["/api/public/ingestion", "/api/public/otel/v1/traces"];
+
+const STAGES: [(&str, &str); 4] = [
+    ("handled by web", REQUESTS),
     ("waited for writer", "loupe_ingestion_accept_wait_seconds"),
     ("blob PUT", "loupe_ingestion_accept_blob_write_seconds"),
     ("stream append", "loupe_ingestion_accept_queue_append_seconds"),
@@ -55,7 +62,10 @@ pub fn parse(text: &str) -> Snapshot {
             snapshot.accepted_payloads += value;
             continue;
         }
-        if !name.starts_with("loupe_ingestion_accept_") {
+        let route = labels.split("route=\"").nth(1).and_then(|rest| rest.split('"').next());
+        let ingestion_request =
+            name.starts_with(REQUESTS) && route.is_some_and(|r| INGESTION_ROUTES.contains(&r));
+        if !name.starts_with("loupe_ingestion_accept_") && !ingestion_request {
             continue;
         }
         if let Some(base) = name.strip_suffix("_bucket") {
@@ -106,8 +116,8 @@ pub fn describe(before: &Snapshot, after: &Snapshot) -> Vec<String> {
             ms(stage.quantile_bound(0.99)),
         ));
     }
-    let blob_writes = after.histograms.get(STAGES[1].1).map_or(0.0, |h| h.count)
-        - before.histograms.get(STAGES[1].1).map_or(0.0, |h| h.count);
+    let blob_writes = after.histograms.get(STAGES[2].1).map_or(0.0, |h| h.count)
+        - before.histograms.get(STAGES[2].1).map_or(0.0, |h| h.count);
     if blob_writes > 0.0 {
         let payloads = after.accepted_payloads - before.accepted_payloads;
         lines.push(format!("payloads per PUT  {:.2} (group commit)", payloads / blob_writes));
@@ -152,5 +162,23 @@ loupe_ingestion_accepted_payloads_total{{kind=\"ingestion_batch\"}} 400
         );
         let whole = super::describe(&super::Snapshot::default(), &before);
         assert_eq!(whole[0], "blob PUT          n 2, mean 2.5 ms, p50 ≤ 2 ms, p99 ≤ 5 ms");
+    }
+
+    #[test]
+    fn web_own_time_counts_the_ingestion_routes_only() {
+        let text = "\
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/otel/v1/traces\",method=\"POST\",le=\"0.005\"} 98
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/otel/v1/traces\",method=\"POST\",le=\"0.015\"} 99
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/otel/v1/traces\",method=\"POST\",le=\"0.025\"} 100
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/otel/v1/traces\",method=\"POST\",le=\"+Inf\"} 100
+loupe_http_request_duration_seconds_sum{route=\"/api/public/otel/v1/traces\",method=\"POST\"} 0.4
+loupe_http_request_duration_seconds_count{route=\"/api/public/otel/v1/traces\",method=\"POST\"} 100
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/health\",method=\"GET\",le=\"0.005\"} 0
+loupe_http_request_duration_seconds_bucket{route=\"/api/public/health\",method=\"GET\",le=\"+Inf\"} 7
+loupe_http_request_duration_seconds_sum{route=\"/api/public/health\",method=\"GET\"} 70
+loupe_http_request_duration_seconds_count{route=\"/api/public/health\",method=\"GET\"} 7
+";
+        let lines = super::describe(&super::Snapshot::default(), &super::parse(text));
+        assert_eq!(lines, vec!["handled by web    n 100, mean 4.0 ms, p50 ≤ 5 ms, p99 ≤ 15 ms".to_owned()]);
     }
 }
