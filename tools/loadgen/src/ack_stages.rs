@@ -40,14 +40,17 @@ pub struct Snapshot {
     accepted_payloads: f64,
 }
 
-/// web's request durations, of the ingestion routes only (summed under this name by `parse`).
+/// web's request durations, of the ingestion routes only (`INGESTION_ROUTES`, summed under this
+/// name by `parse`).
 const REQUESTS: &str = "loupe_http_request_duration_seconds";
 const INGESTION_ROUTES: [&str; 2] = ["/api/public/ingestion", "/api/public/otel/v1/traces"];
+/// One sample per blob write: with the payloads accepted, it gives the payloads per PUT.
+const BLOB_WRITES: &str = "loupe_ingestion_accept_blob_write_seconds";
 
 const STAGES: [(&str, &str); 4] = [
     ("handled by web", REQUESTS),
     ("waited for writer", "loupe_ingestion_accept_wait_seconds"),
-    ("blob PUT", "loupe_ingestion_accept_blob_write_seconds"),
+    ("blob PUT", BLOB_WRITES),
     ("stream append", "loupe_ingestion_accept_queue_append_seconds"),
 ];
 
@@ -116,8 +119,8 @@ pub fn describe(before: &Snapshot, after: &Snapshot) -> Vec<String> {
             ms(stage.quantile_bound(0.99)),
         ));
     }
-    let blob_writes = after.histograms.get(STAGES[2].1).map_or(0.0, |h| h.count)
-        - before.histograms.get(STAGES[2].1).map_or(0.0, |h| h.count);
+    let blob_writes = after.histograms.get(BLOB_WRITES).map_or(0.0, |h| h.count)
+        - before.histograms.get(BLOB_WRITES).map_or(0.0, |h| h.count);
     if blob_writes > 0.0 {
         let payloads = after.accepted_payloads - before.accepted_payloads;
         lines.push(format!("payloads per PUT  {:.2} (group commit)", payloads / blob_writes));
