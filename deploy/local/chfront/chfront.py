@@ -9,6 +9,7 @@ shared/reference/rust-stack.md section 3.
     python chfront.py --host 127.0.0.1 --port 58120 --data DIR [--log FILE] [--sessions N]
 """
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -204,10 +205,18 @@ class Handler(BaseHTTPRequestHandler):
 
     do_POST = do_GET
 
-    def held(self):
-        """A session of the engine for this request (sessions.Hold), kept for the log line's timings."""
+    @contextlib.contextmanager
+    def engine_for(self, params):
+        """A session of the engine for this request, on its database with its URL settings, which go back to
+        their start-up values after it. The hold (sessions.Hold) is kept for the log line's timings."""
+        db, settings = self.common(params)
         self.hold = self.server.sessions.hold()
-        return self.hold
+        with self.hold as engine:
+            try:
+                engine.apply(db, settings)
+                yield engine
+            finally:
+                engine.restore(settings)
 
     def common(self, params):
         db = params.get("database") or self.headers.get("X-ClickHouse-Database") or "default"
@@ -238,18 +247,13 @@ class Handler(BaseHTTPRequestHandler):
         if body_insert:
             head, ifmt = (g.decode() for g in body_insert.groups())
             return self.spooled_insert(params, head, ifmt, [sql[body_insert.end():]])
-        db, settings = self.common(params)
         try:
-            with self.held() as engine:
-                try:
-                    engine.apply(db, settings)
-                    res = engine.session.query(sql, fmt, params=qparams or None)
-                    # Big results go out straight from chdb's buffer, without a copy.
-                    out = res.bytes() if res.size() < SMALL_BODY else res.get_memview().view()
-                    if USE_RE.search(sql):
-                        engine.current_db = None  # the SQL switched databases behind our back
-                finally:
-                    engine.restore(settings)
+            with self.engine_for(params) as engine:
+                res = engine.session.query(sql, fmt, params=qparams or None)
+                # Big results go out straight from chdb's buffer, without a copy.
+                out = res.bytes() if res.size() < SMALL_BODY else res.get_memview().view()
+                if USE_RE.search(sql):
+                    engine.current_db = None  # the SQL switched databases behind our back
         except Exception as e:
             return self.fail(error_from_chdb(e))
         ctype = next((t for p, t in CONTENT_TYPES if fmt.lower().startswith(p)), "application/octet-stream")
@@ -263,17 +267,12 @@ class Handler(BaseHTTPRequestHandler):
     def spooled_insert(self, params, head, fmt, pieces):
         """Spools the body, then inserts it on a session. A body that breaks off or is malformed raises
         (`do_GET` answers and hangs up); any other failure is answered here."""
-        db, settings = self.common(params)
         self.written = Written()
         with Spool(self.server.spool_dir) as spool:
             path = spool.fill(self.written.count(pieces))
             try:
-                with self.held() as engine:
-                    try:
-                        engine.apply(db, settings)
-                        done = engine.insert(head, fmt, path)
-                    finally:
-                        engine.restore(settings)
+                with self.engine_for(params) as engine:
+                    done = engine.insert(head, fmt, path)
             except Exception as e:
                 return self.fail(error_from_chdb(e))
         self.written.rows = done.rows_written()
