@@ -15,7 +15,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
 use metrics::{Unit, describe_counter, describe_histogram};
-use service::prometheus::{EXPOSITION_CONTENT_TYPE, PrometheusHandle};
+use service::prometheus::{EXPOSITION_CONTENT_TYPE, HTTP_REQUEST_DURATION as DURATION, PrometheusHandle};
 
 use crate::state::AppState;
 
@@ -23,7 +23,6 @@ use crate::state::AppState;
 pub const PATH: &str = "/metrics";
 
 const REQUESTS: &str = "loupe_http_requests_total";
-const DURATION: &str = "loupe_http_request_duration_seconds";
 
 /// The route label of the OTLP/gRPC export, the one gRPC method web serves.
 pub const GRPC_EXPORT_ROUTE: &str = "grpc:/opentelemetry.proto.collector.trace.v1.TraceService/Export";

@@ -65,16 +65,13 @@ pub fn parse(text: &str) -> Snapshot {
             snapshot.accepted_payloads += value;
             continue;
         }
-        let route = labels.split("route=\"").nth(1).and_then(|rest| rest.split('"').next());
-        let ingestion_request =
-            name.starts_with(REQUESTS) && route.is_some_and(|r| INGESTION_ROUTES.contains(&r));
+        let ingestion_request = name.starts_with(REQUESTS)
+            && label(labels, "route").is_some_and(|route| INGESTION_ROUTES.contains(&route));
         if !name.starts_with("loupe_ingestion_accept_") && !ingestion_request {
             continue;
         }
         if let Some(base) = name.strip_suffix("_bucket") {
-            let Some(le) = labels.split("le=\"").nth(1).and_then(|rest| rest.split('"').next()) else {
-                continue;
-            };
+            let Some(le) = label(labels, "le") else { continue };
             let le = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap_or(f64::NAN) };
             let buckets = &mut snapshot.histograms.entry(base.to_owned()).or_default().buckets;
             match buckets.iter_mut().find(|(b, _)| *b == le) {
@@ -91,6 +88,11 @@ pub fn parse(text: &str) -> Snapshot {
         }
     }
     snapshot
+}
+
+/// The value of label `key` in a series' label text (`route="/a",le="0.005"}`).
+fn label<'a>(labels: &'a str, key: &str) -> Option<&'a str> {
+    labels.split(&format!("{key}=\"")).nth(1).and_then(|rest| rest.split('"').next())
 }
 
 /// Scrapes web's `/metrics` (an empty snapshot if it cannot: the figures are extra detail).
