@@ -19,6 +19,7 @@ use futures::StreamExt;
 
 use crate::flags::{self, Common};
 use crate::leftovers;
+use crate::machine::CpuSnapshot;
 use crate::processes::{RunEnv, Running, free_port, run_env};
 
 pub struct Options {
@@ -164,6 +165,7 @@ async fn measure(
     for &rate in &options.rates {
         let requests = rate * options.seconds;
         let stages_before = crate::ack_stages::scrape(&client, &web.url).await;
+        let cpu_before = CpuSnapshot::take(web.child.id(), worker.child.id());
         let started = Instant::now();
         let latencies = send_all(
             &client,
@@ -176,12 +178,14 @@ async fn measure(
             Some(rate),
         )
         .await;
+        let cpu_after = CpuSnapshot::take(web.child.id(), worker.child.id());
+        let phase_seconds = started.elapsed().as_secs_f64();
         first += requests * traces_per_request;
         println!(
             "  at {rate} requests/s for {} s: {} of {requests} acknowledged, at {:.0} requests/s",
             options.seconds,
             latencies.len(),
-            latencies.len() as f64 / started.elapsed().as_secs_f64()
+            latencies.len() as f64 / phase_seconds
         );
         let (from_send, from_due): (Vec<_>, Vec<_>) = latencies.into_iter().unzip();
         print_latency("  ack from send  ", from_send);
@@ -190,6 +194,9 @@ async fn measure(
         let stages_after = crate::ack_stages::scrape(&client, &web.url).await;
         for line in crate::ack_stages::describe(&stages_before, &stages_after) {
             println!("    {line}");
+        }
+        if let (Some(before), Some(after)) = (cpu_before, cpu_after) {
+            println!("    {}", after.describe_since(&before, phase_seconds));
         }
     }
 

@@ -11,6 +11,7 @@ mod freshness;
 mod identity;
 mod ingest;
 mod leftovers;
+mod machine;
 mod monitors;
 mod processes;
 mod prompts;
