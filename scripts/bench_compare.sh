@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Measures two builds back to back on the running test stack, for a before/after note: three ingest
 # pairs (CPU per span, end to end), the engine's own insert rate (the ceiling), idle freshness per
-# write mode, `dual` with every read polled, freshness under 5,000 spans/s, and three pairs at 1,000
-# requests/s (acknowledgement latency). Each side runs with its own stack env file, so a build whose
-# migrations differ can have a PostgreSQL database of its own.
+# write mode, `dual` with every read polled, freshness under 5,000 spans/s, three pairs at 1,000
+# requests/s (acknowledgement latency), then the after side once more with payloads in a local
+# directory (what the object store's PUT adds). Each side runs with its own stack env file, so a
+# build whose migrations differ can have a PostgreSQL database of its own.
 #
 #   scripts/bench_compare.sh BEFORE_BIN_DIR BEFORE_ENV AFTER_BIN_DIR AFTER_ENV > figures.txt
 #
 # A bin dir holds release `web`, `worker` and `loupe-bench` (the AFTER dir's bench drives both sides).
 set -uo pipefail
 if [ $# -ne 4 ]; then
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BEFORE=$1 ENV_A=$2 AFTER=$3 ENV_B=$4
@@ -32,4 +33,6 @@ for pair in 1 2 3; do
   echo "== ack pair $pair before"; $LB ingest --bin-dir "$BEFORE" --stack-env "$ENV_A" --requests 200 --spans 5 --rate 1000 --seconds 5
   echo "== ack pair $pair after";  $LB ingest --bin-dir "$AFTER" --stack-env "$ENV_B" --requests 200 --spans 5 --rate 1000 --seconds 5
 done
+# The same with payloads in a local directory: what the object store's PUT adds to the acknowledgement.
+echo "== ack after, blobs in a local directory"; $LB ingest --bin-dir "$AFTER" --stack-env "$ENV_B" --requests 200 --spans 5 --rate 1000 --seconds 5 --blob local
 echo "== end $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
