@@ -59,9 +59,12 @@ impl BlobStore {
                 std::fs::create_dir_all(dir).map_err(|e| {
                     Error::with_source(ErrorKind::Unavailable, format!("cannot create {}", dir.display()), e)
                 })?;
-                let store = LocalFileSystem::new_with_prefix(dir).map_err(|e| {
-                    Error::with_source(ErrorKind::Internal, "invalid local blob directory", e)
-                })?;
+                // Each object and its folder are synced to disk before a write returns: web
+                // acknowledges a payload once its write returns, and an acknowledged payload must
+                // survive a power loss, not only a crash of the process.
+                let store = LocalFileSystem::new_with_prefix(dir)
+                    .map_err(|e| Error::with_source(ErrorKind::Internal, "invalid local blob directory", e))?
+                    .with_fsync(true);
                 Ok(Self { store: Arc::new(store), location: dir.display().to_string(), presigner: None })
             }
         }

@@ -137,6 +137,13 @@ fn loupe_starts_after_its_stores_and_the_bucket() {
     );
     let script = strings(init.get("command")).join("\n");
     assert!(script.contains("s3.bucket.create"), "s3-init creates the bucket");
+    // SeaweedFS answers a PUT from the page cache unless the path is configured to sync: a payload
+    // web acknowledged would not survive a power loss.
+    assert!(
+        script.contains("fs.configure -locationPrefix=/buckets/$$BUCKET/ -fsync -apply"),
+        "s3-init has SeaweedFS sync the bucket's writes"
+    );
+    assert!(script.contains(r#"\"fsync\":true"#), "s3-init reads the setting back");
     assert_eq!(scalar(init.get("restart").unwrap()).as_deref(), Some("no"), "s3-init is a one-shot job");
 }
 
