@@ -113,7 +113,7 @@ pub const SETTINGS: &[Setting] = &[
     secret(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY", "Secret key matching the access key."),
     s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_FORCE_PATH_STYLE", "false", "`true` uses path-style URLs (needed by most S3-compatible servers)."),
     s(Infrastructure, "LANGFUSE_S3_EVENT_UPLOAD_PREFIX", "", "Key prefix inside the bucket, e.g. `events/`."),
-    s(Infrastructure, "LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", "", "Directory for raw payloads when no S3 bucket is set; it must be shared by web and worker (single host only)."),
+    s(Infrastructure, "LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", "", "Directory for raw payloads when no S3 bucket is set; it must be shared by web and worker (single host only). Each payload is synced to disk before web acknowledges it."),
     s(Infrastructure, "LANGFUSE_S3_MEDIA_MAX_CONTENT_LENGTH", "1000000000", "Largest media attachment (bytes) `POST /api/public/media` accepts. Media is kept in the event upload store under `media/`."),
     s(Infrastructure, "LANGFUSE_S3_MEDIA_DOWNLOAD_URL_EXPIRY_SECONDS", "3600", "How long media upload and download URLs stay valid (at most 604800)."),
     s(Ingestion, "LANGFUSE_INGESTION_MAX_BODY_BYTES", "16777216", "Largest accepted request body (after gzip decompression for OTLP); larger requests get 413."),
