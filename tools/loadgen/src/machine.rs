@@ -3,7 +3,7 @@
 //! while every core is busy says more about the machine than about web, so `ingest` prints this
 //! beside it. Linux only (`/proc`); elsewhere the line is left out.
 
-use crate::processes::cpu_seconds_of;
+use crate::processes::{USER_HZ, cpu_seconds_of};
 
 /// CPU time so far: the machine's busy time over all cores, and that of the processes we name.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,8 +53,7 @@ fn machine_busy_seconds(stat: &str) -> Option<(f64, usize)> {
     let ticks: Vec<f64> = total.split_whitespace().skip(1).map(|t| t.parse().ok()).collect::<Option<_>>()?;
     let busy = [0, 1, 2, 5, 6, 7].iter().map(|&i| ticks.get(i).copied().unwrap_or(0.0)).sum::<f64>();
     let cores = stat.lines().filter(|line| line.starts_with("cpu") && !line.starts_with("cpu ")).count();
-    // USER_HZ is 100 on every platform Linux runs on (as in `processes::cpu_seconds_of`).
-    Some((busy / 100.0, cores))
+    Some((busy / USER_HZ, cores))
 }
 
 #[cfg(test)]

@@ -176,6 +176,9 @@ pub fn cpu_seconds_of(pid: u32) -> Option<f64> {
     // Fields after the command name, which is in parentheses and may hold spaces.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    // Linux reports in USER_HZ, which is 100 on every platform it runs on.
-    Some(ticks / 100.0)
+    Some(ticks / USER_HZ)
 }
+
+/// The unit of the CPU times in `/proc`: Linux reports them in USER_HZ ticks, 100 a second on every
+/// platform it runs on.
+pub const USER_HZ: f64 = 100.0;
