@@ -138,9 +138,11 @@ async fn clickhouse_outage_keeps_acknowledging_and_drains_after() {
 async fn a_blob_storage_outage_refuses_instead_of_acknowledging() {
     // Nothing is acknowledged that is not in blob storage: while S3 is unreachable web answers
     // 503 to every export, concurrent ones sharing a failed blob write included; after it
-    // recovers, exactly the acknowledged spans are stored.
+    // recovers, exactly the acknowledged spans are stored. (Every payload goes through blob
+    // storage here; the next test is the payloads carried in their queue entries.)
     let mut stack = Stack::new().await;
     fast_worker(&mut stack);
+    stack.env.insert("LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES".into(), "0".into());
     let proxy = Proxy::start(&test_support::stack_var("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT")).await;
     let mut web_env = stack.env.clone();
     web_env.insert("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT".into(), proxy.url());
@@ -189,6 +191,62 @@ async fn a_blob_storage_outage_refuses_instead_of_acknowledging() {
     let acknowledged = before + after;
     let (distinct, after_final) = stored(&stack, acknowledged, Duration::from_secs(60)).await;
     assert_eq!((distinct, after_final), (acknowledged, acknowledged), "{}", worker.log_tail());
+}
+
+#[tokio::test]
+async fn payloads_carried_in_their_queue_entries_are_acknowledged_without_blob_storage() {
+    // With S3 unreachable, an export small enough to travel in its Redis entry is acknowledged
+    // and stored; a larger one, or one past the bound on the bytes entries carry, needs its blob
+    // and hears 503. Once S3 is back, exactly the acknowledged spans are stored.
+    let mut stack = Stack::new().await;
+    fast_worker(&mut stack);
+    let one_export = test_support::otlp::export_bytes(4, 0, TRACES_PER_EXPORT, SPANS_PER_TRACE).len();
+    let big = test_support::otlp::export_bytes(4, 1000, 4 * TRACES_PER_EXPORT, SPANS_PER_TRACE);
+    assert!(big.len() > 2 * one_export);
+    let inline_max = (2 * one_export).to_string();
+    let inline_total = (3 * one_export + one_export / 2).to_string();
+    let proxy = Proxy::start(&test_support::stack_var("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT")).await;
+    let mut web_env = stack.env.clone();
+    web_env.insert("LANGFUSE_S3_EVENT_UPLOAD_ENDPOINT".into(), proxy.url());
+    web_env.insert("LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES".into(), inline_max);
+    web_env.insert("LANGFUSE_INGESTION_QUEUE_INLINE_TOTAL_BYTES".into(), inline_total);
+    let mut web = App::spawn("web", &web_env, free_port());
+    web.wait_healthy("/api/public/health", Duration::from_secs(60)).await;
+    let post = |body: Vec<u8>| {
+        let url = format!("{}/api/public/otel/v1/traces", web.base_url);
+        async move {
+            let auth = format!("Basic {}", STANDARD.encode(format!("{PUBLIC_KEY}:{SECRET_KEY}")));
+            let request = http().post(url).header("Authorization", auth);
+            let request = request.header("Content-Type", "application/x-protobuf").body(body);
+            request.send().await.unwrap().status().as_u16()
+        }
+    };
+
+    proxy.set_down(true);
+    // No worker yet: the entries stay queued, so the bound is reached after three exports.
+    let carried = send(&web, 4, 0, 5).await;
+    assert_eq!(carried, 3 * TRACES_PER_EXPORT * SPANS_PER_TRACE, "three fit the bound, two needed S3");
+    assert_eq!(post(big.to_vec()).await, 503, "an export over the size went to the unreachable S3");
+    proxy.set_down(false);
+    assert_eq!(post(big.to_vec()).await, 200, "S3 is back for the large export");
+    let big_spans = 4 * TRACES_PER_EXPORT * SPANS_PER_TRACE;
+
+    let mut worker = App::spawn("worker", &stack.env, free_port());
+    worker.wait_healthy("/api/health", Duration::from_secs(60)).await;
+    let acknowledged = carried + big_spans;
+    let (distinct, after_final) = stored(&stack, acknowledged, Duration::from_secs(60)).await;
+    assert_eq!((distinct, after_final), (acknowledged, acknowledged), "{}", worker.log_tail());
+    // Processed, the entries no longer hold their payloads: with S3 down again, there is room
+    // for the next ones.
+    proxy.set_down(true);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while send(&web, 4, 100, 1).await == 0 {
+        assert!(Instant::now() < deadline, "the bound was not released after the worker caught up");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let acknowledged = acknowledged + TRACES_PER_EXPORT * SPANS_PER_TRACE;
+    let (distinct, _) = stored(&stack, acknowledged, Duration::from_secs(60)).await;
+    assert_eq!(distinct, acknowledged, "{}", worker.log_tail());
 }
 
 /// A Redis of this test's own, so it can be killed without disturbing the others.

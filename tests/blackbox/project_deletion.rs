@@ -54,9 +54,11 @@ async fn deletion(pool: &PgPool, project_id: &str, status: &str) -> (Vec<String>
 #[tokio::test]
 async fn a_deleted_projects_data_goes_everywhere_and_the_rest_stays() {
     // dual: the legacy batch writes the v3 tables and stages events, so both models hold rows.
+    // Every payload is kept as a blob, so the deletion has blobs to remove.
     let api = Api::start(&[
         ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
         ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
+        ("LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES", "0"),
     ])
     .await;
     let _worker = api.worker().await;

@@ -288,6 +288,8 @@ async fn data_past_the_window_goes_everywhere_and_the_rest_stays() {
             ("LANGFUSE_MIGRATION_V4_WRITE_MODE", "dual"),
             ("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", "100"),
             ("LANGFUSE_EVENT_UPLOAD_LOCAL_DIR", dir.to_str().unwrap()),
+            // Every payload kept as a blob, so blob retention has something to remove.
+            ("LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES", "0"),
             ("LANGFUSE_RETENTION_INTERVAL_SECONDS", "1"),
             ("LANGFUSE_RETENTION_PAUSE_MS", "0"),
         ],

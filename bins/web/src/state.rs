@@ -38,8 +38,13 @@ impl AppState {
         let queue = stores.ingestion_queue();
         queue.ensure_group().await.context("ingestion queue")?;
         let ingestion = &config.ingestion;
-        let acceptor =
-            Acceptor::new(stores.blobs.clone(), queue, ingestion.queue_max_depth, ingestion.blob_writers);
+        let acceptor = Acceptor::new(
+            stores.blobs.clone(),
+            queue,
+            ingestion.queue_max_depth,
+            ingestion.blob_writers,
+            ingestion.queue_inline,
+        );
         acceptor.watch_backlog(shutdown.clone());
         let media_key = storage::instance_secrets::get_or_create(
             &stores.postgres,

@@ -17,8 +17,13 @@ use service::Stores;
 pub fn engine(config: &Config, stores: &Stores, holder: String) -> Engine {
     let queue = stores.ingestion_queue();
     let settings = &config.ingestion;
-    let acceptor =
-        Acceptor::new(stores.blobs.clone(), queue.clone(), settings.queue_max_depth, settings.blob_writers);
+    let acceptor = Acceptor::new(
+        stores.blobs.clone(),
+        queue.clone(),
+        settings.queue_max_depth,
+        settings.blob_writers,
+        settings.queue_inline,
+    );
     let ingestion = IngestionService::new(
         Arc::new(acceptor),
         stores.postgres.clone(),

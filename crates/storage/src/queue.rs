@@ -1,21 +1,28 @@
-//! The durable hand-off between web and worker: Redis streams of references to payloads that web
-//! has already written to blob storage.
+//! The durable hand-off between web and worker: Redis streams of payloads, each entry carrying its
+//! payload (up to a size, within a bound on all such bytes) or naming the blob web wrote it to.
 //!
-//! Each project has its own stream (`<base>:p:<project>`), listed in the set of active streams
-//! while anything is queued or pending in it. web appends (`XADD`) before acknowledging a client;
+//! Each project has its own stream (`<base>:q:<project>`), listed in the set of active streams
+//! (`<base>:queues`) while anything is queued or pending in it. web appends (`XADD`) before acknowledging a client;
 //! workers read all active streams at once through one consumer group, taking at most a fair
 //! share of each per read, so a project with a flood of payloads queued ahead cannot hold back
 //! another's (ARCHITECTURE.md, "fairness"). Workers acknowledge-and-delete an entry only after
 //! its rows are inserted. Entries a crashed worker had read stay pending and are claimed by
 //! another consumer once idle (`XAUTOCLAIM`). The streams' total length is therefore the backlog,
-//! which is what back-pressure watches. The base stream itself (`<base>`) is where releases before
-//! the per-project streams appended; it is still read, so an upgrade loses nothing.
+//! which is what back-pressure watches.
+//!
+//! Earlier releases appended to the base stream itself (`<base>`), then to `<base>:p:<project>`
+//! streams listed in `<base>:active`, whose entries always name a blob. Both are still read and
+//! completed, so an upgrade loses nothing; and a worker of those releases, which reads only them,
+//! never meets an entry carrying its payload, which it would take for a missing blob.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
+use bytes::Bytes;
 use deadpool_redis::Pool;
-use deadpool_redis::redis::streams::{StreamAutoClaimReply, StreamId, StreamReadOptions, StreamReadReply};
+use deadpool_redis::redis::streams::{
+    StreamAutoClaimReply, StreamId, StreamRangeReply, StreamReadOptions, StreamReadReply,
+};
 use deadpool_redis::redis::{self, AsyncCommands, Value};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +39,7 @@ pub use backlog::Backlog;
 pub struct IngestionJob {
     pub kind: PayloadKind,
     pub project_id: String,
+    /// Where the payload is stored; empty when the entry carries it ([`Delivery::payload`]).
     pub blob_key: String,
     /// Where the payload sits when its blob holds several (web writes payloads accepted at the
     /// same moment as one blob); `None`: the whole blob. Entries written before this field
@@ -49,6 +57,13 @@ pub struct IngestionJob {
     /// When web accepted it; becomes the rows' version column, so a re-processed job writes
     /// byte-identical rows and the newest-version-wins merge keeps exactly one.
     pub received_at_micros: i64,
+}
+
+impl IngestionJob {
+    /// Where its payload is, for messages: its blob key, or that its entry carries it.
+    pub fn payload_place(&self) -> &str {
+        if self.blob_key.is_empty() { "(carried in its queue entry)" } else { &self.blob_key }
+    }
 }
 
 /// A byte range of a blob.
@@ -95,6 +110,8 @@ pub struct Delivery {
     pub entry: EntryRef,
     /// The entry's job, or why it cannot be read (with the entry's raw text, for the dead letter).
     pub job: Result<IngestionJob, Unreadable>,
+    /// The payload, when the entry carries it instead of naming a blob.
+    pub payload: Option<Bytes>,
 }
 
 /// An entry whose job field is missing or not a job.
@@ -113,6 +130,8 @@ pub struct IngestionQueue {
 }
 
 const JOB_FIELD: &str = "job";
+/// The field of an entry that carries its payload.
+const PAYLOAD_FIELD: &str = "payload";
 
 /// The redis client gives every reply 500 ms; a blocking read must return well within that or it
 /// is reported as a timeout.
@@ -132,7 +151,17 @@ impl IngestionQueue {
     }
 
     fn active_key(&self) -> String {
+        format!("{}:queues", self.base)
+    }
+
+    /// The set of active `<base>:p:` streams of earlier releases, drained and retired as before.
+    fn earlier_active_key(&self) -> String {
         format!("{}:active", self.base)
+    }
+
+    /// The bytes of payloads entries carry: per stream, and in all under `*` (`scripts::APPEND`).
+    fn inline_key(&self) -> String {
+        format!("{}:inline", self.base)
     }
 
     /// The stream that wakes blocked reads when a project stream becomes active.
@@ -163,7 +192,7 @@ impl IngestionQueue {
 
     /// The stream of one project's entries.
     pub fn project_stream(&self, project_id: &str) -> String {
-        format!("{}:p:{project_id}", self.base)
+        format!("{}:q:{project_id}", self.base)
     }
 
     /// Creates the base and wake streams and their consumer group if missing (project streams get
@@ -181,27 +210,59 @@ impl IngestionQueue {
         if jobs.is_empty() {
             return Ok(());
         }
-        let (active, wake) = (self.active_key(), self.wake_key());
         let mut pipe = redis::pipe();
         for job in jobs {
-            pipe.cmd("EVAL")
-                .arg(scripts::APPEND)
-                .arg(3)
-                .arg(self.project_stream(&job.project_id))
-                .arg(&active)
-                .arg(&wake)
-                .arg(&self.group)
-                .arg(JOB_FIELD)
-                .arg(encode(job)?)
-                .ignore();
+            self.append(&mut pipe, job)?.ignore();
         }
         let mut connection = self.connection().await?;
         pipe.query_async::<()>(&mut connection).await.map_err(unavailable)
     }
 
-    /// The streams to read: the base stream and every active project stream.
+    /// Appends entries that carry their payloads, in one round trip, as long as all entries'
+    /// payloads stay within `total_bytes`; says which were appended. A refused one was not: its
+    /// payload goes to blob storage and [`Self::enqueue_all`]. On an error, as there.
+    pub async fn enqueue_carrying(
+        &self,
+        jobs: &[(&IngestionJob, &Bytes)],
+        total_bytes: u64,
+    ) -> Result<Vec<bool>> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for (job, payload) in jobs {
+            self.append(&mut pipe, job)?.arg(PAYLOAD_FIELD).arg(payload.as_ref()).arg(total_bytes);
+        }
+        let mut connection = self.connection().await?;
+        let ids: Vec<Value> = pipe.query_async(&mut connection).await.map_err(unavailable)?;
+        Ok(ids.iter().map(|id| !matches!(id, Value::Int(0))).collect())
+    }
+
+    /// Adds the append script for `job` to `pipe`; the caller may add the payload's arguments.
+    fn append<'p>(
+        &self,
+        pipe: &'p mut redis::Pipeline,
+        job: &IngestionJob,
+    ) -> Result<&'p mut redis::Pipeline> {
+        let (stream, job) = (self.project_stream(&job.project_id), encode(job)?);
+        Ok(pipe
+            .cmd("EVAL")
+            .arg(scripts::APPEND)
+            .arg(4)
+            .arg(stream)
+            .arg(self.active_key())
+            .arg(self.wake_key())
+            .arg(self.inline_key())
+            .arg(&self.group)
+            .arg(JOB_FIELD)
+            .arg(job))
+    }
+
+    /// The streams to read: the base stream and every active project stream, this release's and
+    /// earlier ones'.
     async fn streams(&self, connection: &mut deadpool_redis::Connection) -> Result<Vec<String>> {
-        let mut streams: Vec<String> = connection.smembers(self.active_key()).await.map_err(unavailable)?;
+        let mut streams: Vec<String> =
+            connection.sunion(&[self.active_key(), self.earlier_active_key()]).await.map_err(unavailable)?;
         streams.retain(|s| s != &self.base);
         streams.sort();
         streams.insert(0, self.base.clone());
@@ -321,16 +382,16 @@ impl IngestionQueue {
         for entry in entries {
             by_stream.entry(&entry.stream).or_default().push(&entry.id);
         }
-        let active = self.active_key();
+        let keys = [self.active_key(), self.earlier_active_key(), self.attempts_key(), self.inline_key()];
         let mut pipe = redis::pipe();
         for (stream, ids) in by_stream {
             pipe.cmd("EVAL")
                 .arg(scripts::COMPLETE)
-                .arg(3)
+                .arg(5)
                 .arg(stream)
-                .arg(&active)
-                .arg(self.attempts_key())
+                .arg(&keys)
                 .arg(&self.group)
+                .arg(PAYLOAD_FIELD)
                 .arg(ids)
                 .ignore();
         }
@@ -341,6 +402,22 @@ impl IngestionQueue {
     /// Appends a job again (an operator's replay of a dead letter), as web would have.
     pub async fn requeue(&self, job: &IngestionJob) -> Result<()> {
         self.enqueue_all(&[job]).await
+    }
+
+    /// The payload an entry carries, while the entry is queued or pending; `None` when it names a
+    /// blob instead, or is gone.
+    pub async fn carried_payload(&self, entry: &EntryRef) -> Result<Option<Bytes>> {
+        let mut connection = self.connection().await?;
+        let reply: StreamRangeReply =
+            connection.xrange(&entry.stream, &entry.id, &entry.id).await.map_err(unavailable)?;
+        Ok(reply.ids.into_iter().next().and_then(|mut found| take_payload(&mut found.map)))
+    }
+
+    /// The bytes of payloads queued entries carry, in all (what `LANGFUSE_INGESTION_QUEUE_INLINE_TOTAL_BYTES` bounds).
+    pub async fn carried_bytes(&self) -> Result<u64> {
+        let mut connection = self.connection().await?;
+        let held: Option<i64> = connection.hget(self.inline_key(), "*").await.map_err(unavailable)?;
+        Ok(held.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
     }
 }
 
@@ -358,9 +435,17 @@ fn encode(job: &IngestionJob) -> Result<String> {
         .map_err(|e| Error::with_source(ErrorKind::Internal, "cannot encode ingestion job", e))
 }
 
-fn delivery(stream: &str, entry: StreamId) -> Delivery {
-    let job = parse_job(&entry.map);
-    Delivery { entry: EntryRef { stream: stream.to_owned(), id: entry.id }, job }
+fn delivery(stream: &str, mut entry: StreamId) -> Delivery {
+    let (payload, job) = (take_payload(&mut entry.map), parse_job(&entry.map));
+    Delivery { entry: EntryRef { stream: stream.to_owned(), id: entry.id }, job, payload }
+}
+
+/// Moves the payload out of an entry's fields, without copying it.
+fn take_payload(fields: &mut HashMap<String, Value>) -> Option<Bytes> {
+    match fields.remove(PAYLOAD_FIELD) {
+        Some(Value::BulkString(bytes)) => Some(Bytes::from(bytes)),
+        _ => None,
+    }
 }
 
 fn parse_job(fields: &HashMap<String, Value>) -> Result<IngestionJob, Unreadable> {

@@ -90,10 +90,12 @@ fn failure_signs_in_the_runbook_match_the_code() {
     );
     let queue = read("crates/storage/src/queue.rs").unwrap();
     assert!(
-        queue.contains("format!(\"{}:p:{project_id}\", self.base)")
-            && queue.contains("format!(\"{}:active\", self.base)")
+        queue.contains("format!(\"{}:q:{project_id}\", self.base)")
+            && queue.contains("format!(\"{}:queues\", self.base)")
+            && queue.contains("format!(\"{}:inline\", self.base)")
     );
-    assert!(runbook.contains("loupe:ingestion:p:<project id>") && runbook.contains("loupe:ingestion:active"));
+    assert!(runbook.contains("loupe:ingestion:q:<project id>") && runbook.contains("loupe:ingestion:queues"));
+    assert!(runbook.contains("HGET loupe:ingestion:inline '*'"));
     assert!(
         runbook.contains("/api/admin/ingestion/dead-letters") && runbook.contains("ingestion_dead_letters")
     );

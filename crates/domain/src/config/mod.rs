@@ -29,7 +29,8 @@ pub use monitors::MonitorSettings;
 pub use names::UnknownName;
 pub use settings::{
     AuthSettings, BlobSettings, BootstrapSettings, ClickHouseSettings, HttpLimits, IngestionSettings,
-    LogFormat, LogSettings, MediaSettings, PostgresSettings, RedisSettings, S3Settings, ServerSettings,
+    LogFormat, LogSettings, MediaSettings, PostgresSettings, QueueInline, RedisSettings, S3Settings,
+    ServerSettings,
 };
 pub use vars::{Origin, Problem, Vars};
 

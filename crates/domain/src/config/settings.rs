@@ -274,6 +274,8 @@ pub struct IngestionSettings {
     pub queue_max_depth: u64,
     /// Blob writes of accepted payloads in flight at once (`ingestion::accept`), in web and the worker.
     pub blob_writers: usize,
+    /// Which accepted payloads travel in their queue entry instead of through blob storage.
+    pub queue_inline: QueueInline,
     pub batch_max_rows: usize,
     /// Payload bytes collected before an insert is sent, whatever the row count.
     pub batch_max_bytes: usize,
@@ -294,6 +296,8 @@ impl IngestionSettings {
             vars.positive_integer("LANGFUSE_OTEL_RESOURCE_ATTRIBUTES_MAX_COPIED_BYTES", problems);
         let queue_max_depth = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_MAX_DEPTH", problems);
         let blob_writers = vars.positive_integer("LANGFUSE_INGESTION_BLOB_WRITERS", problems);
+        let inline_max = vars.non_negative_integer("LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES", problems);
+        let inline_total = vars.positive_integer("LANGFUSE_INGESTION_QUEUE_INLINE_TOTAL_BYTES", problems);
         let batch_max_rows = vars.positive_integer("LANGFUSE_INGESTION_BATCH_MAX_ROWS", problems);
         let flush_ms = vars.positive_integer("LANGFUSE_INGESTION_FLUSH_INTERVAL_MS", problems);
         let claim_idle = vars.positive_integer("LANGFUSE_INGESTION_CLAIM_IDLE_SECONDS", problems);
@@ -309,6 +313,10 @@ impl IngestionSettings {
                 .unwrap_or(usize::MAX),
             queue_max_depth: queue_max_depth?,
             blob_writers: usize::try_from(blob_writers?).unwrap_or(usize::MAX),
+            queue_inline: QueueInline {
+                max_payload_bytes: usize::try_from(inline_max?).unwrap_or(usize::MAX),
+                total_bytes: inline_total?,
+            },
             batch_max_rows: usize::try_from(batch_max_rows?).unwrap_or(usize::MAX),
             batch_max_bytes: usize::try_from(batch_max_bytes?).unwrap_or(usize::MAX),
             max_attempts: u32::try_from(max_attempts?).unwrap_or(u32::MAX),
@@ -316,6 +324,16 @@ impl IngestionSettings {
             claim_idle: std::time::Duration::from_secs(claim_idle?),
         })
     }
+}
+
+/// Which accepted payloads the queue entry carries itself, so acknowledging them waits for Redis
+/// alone (`LANGFUSE_INGESTION_QUEUE_INLINE_*`); the others are written to blob storage first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueInline {
+    /// The largest payload an entry carries; 0: every payload goes through blob storage.
+    pub max_payload_bytes: usize,
+    /// The most payload bytes all queued entries may carry at once; past it, blob storage.
+    pub total_bytes: u64,
 }
 
 /// Media attachments (`/api/public/media`): stored in the blob store under `media/`, uploaded and

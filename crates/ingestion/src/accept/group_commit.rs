@@ -1,5 +1,5 @@
-//! Group commit: payloads accepted at the same moment share one blob write and one Redis round
-//! trip.
+//! Group commit: payloads accepted at the same moment share one Redis round trip and, those not
+//! carried in their stream entries (`carry`), one blob write.
 //!
 //! An S3 PUT costs the object store far more per request than per byte (on the 2-core bench
 //! machine SeaweedFS took more CPU than web itself when every export was its own object). So
@@ -21,8 +21,9 @@ use object_store::path::Path;
 use object_store::{ObjectStoreExt, PutPayload};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+use domain::config::QueueInline;
 use storage::blob::BlobStore;
-use storage::queue::{BlobPart, IngestionJob, IngestionQueue, PayloadKind};
+use storage::queue::{BlobPart, IngestionJob, IngestionQueue};
 
 /// Payloads per group: the worker reads 64 stream entries at a time, so a group's entries are
 /// usually read together and its blob fetched once.
@@ -49,22 +50,30 @@ pub(super) struct Submission {
 const WAIT_SECONDS: &str = "loupe_ingestion_accept_wait_seconds";
 const BLOB_SECONDS: &str = "loupe_ingestion_accept_blob_write_seconds";
 const QUEUE_SECONDS: &str = "loupe_ingestion_accept_queue_append_seconds";
+/// Payloads stored, by where: in their stream entry, or in blob storage (docs/metrics.md).
+const STORED: &str = "loupe_ingestion_accept_stored_payloads_total";
 
 /// Starts the writers; payloads sent to the returned channel are stored and queued in groups.
 /// The writers stop once every sender is dropped and the channel is drained. `writers` groups are
 /// written at once (`LANGFUSE_INGESTION_BLOB_WRITERS`): more lets a slow PUT not hold back the next
 /// group; each one fewer means more requests grouped into the next, so fewer PUTs for the store.
-pub(super) fn start(blobs: BlobStore, queue: IngestionQueue, writers: usize) -> mpsc::Sender<Submission> {
+pub(super) fn start(
+    blobs: BlobStore,
+    queue: IngestionQueue,
+    writers: usize,
+    inline: QueueInline,
+) -> mpsc::Sender<Submission> {
     let writers = writers.max(1);
     let (sender, receiver) = mpsc::channel(writers * MAX_PARTS);
-    tokio::spawn(run(blobs, queue, receiver, Arc::new(Semaphore::new(writers))));
+    tokio::spawn(run(blobs, queue, inline, receiver, Arc::new(Semaphore::new(writers))));
     sender
 }
 
-/// `writers` holds one permit per blob write allowed in flight.
+/// `writers` holds one permit per group being written.
 async fn run(
     blobs: BlobStore,
     queue: IngestionQueue,
+    inline: QueueInline,
     mut receiver: mpsc::Receiver<Submission>,
     writers: Arc<Semaphore>,
 ) {
@@ -85,19 +94,60 @@ async fn run(
         }
         let (blobs, queue) = (blobs.clone(), queue.clone());
         tokio::spawn(async move {
+            let group = carry(&queue, inline, group).await;
             write_group(&blobs, &queue, group).await;
             drop(permit);
         });
     }
 }
 
-/// Stores the group's blobs, appends the entries of those that were stored, then answers each
-/// submission. A submission hears `Ok` only when its payload and its entry are both durable.
-async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submission>) {
-    let (now, started) = (Utc::now(), Instant::now());
+/// Appends the entries of the group's payloads small enough to travel in them, while the queue's
+/// bound on such bytes allows, and answers those; returns the rest, for blob storage. An entry
+/// names its payload's length as a blob part would, which is what the worker sizes batches by.
+async fn carry(queue: &IngestionQueue, inline: QueueInline, group: Vec<Submission>) -> Vec<Submission> {
+    let started = Instant::now();
     for submission in &group {
         metrics::histogram!(WAIT_SECONDS).record(started.duration_since(submission.submitted).as_secs_f64());
     }
+    let (mut carried, mut rest): (Vec<_>, Vec<_>) =
+        group.into_iter().partition(|s| s.payload.len() <= inline.max_payload_bytes && !s.payload.is_empty());
+    if carried.is_empty() {
+        return rest;
+    }
+    for submission in &mut carried {
+        submission.job.part = Some(BlobPart { offset: 0, len: submission.payload.len() as u64 });
+    }
+    let jobs: Vec<(&IngestionJob, &Bytes)> = carried.iter().map(|s| (&s.job, &s.payload)).collect();
+    let result = queue.enqueue_carrying(&jobs, inline.total_bytes).await.map_err(|e| e.to_string());
+    metrics::histogram!(QUEUE_SECONDS, "outcome" => outcome(&result)).record(started.elapsed().as_secs_f64());
+    let appended = match result {
+        Ok(appended) => appended,
+        Err(message) => {
+            answer(carried, Err(message));
+            return rest;
+        }
+    };
+    let mut answered = Vec::new();
+    for (mut submission, appended) in carried.into_iter().zip(appended) {
+        if appended {
+            answered.push(submission);
+        } else {
+            submission.job.part = None;
+            rest.push(submission);
+        }
+    }
+    metrics::counter!(STORED, "in" => "queue_entry").increment(answered.len() as u64);
+    answer(answered, Ok(()));
+    rest
+}
+
+/// Stores the group's blobs, appends the entries of those that were stored, then answers each
+/// submission. A submission hears `Ok` only when its payload and its entry are both durable.
+async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submission>) {
+    if group.is_empty() {
+        return;
+    }
+    let (now, started) = (Utc::now(), Instant::now());
     let blob_groups = by_blob(group);
     let (payloads, blob_count) = (blob_groups.iter().map(Vec::len).sum::<usize>(), blob_groups.len());
     let stored =
@@ -124,6 +174,9 @@ async fn write_group(blobs: &BlobStore, queue: &IngestionQueue, group: Vec<Submi
         queued_ms = started.elapsed().as_millis() as u64 - stored_ms,
         "accepted payloads written"
     );
+    if result.is_ok() {
+        metrics::counter!(STORED, "in" => "blob").increment(queued.len() as u64);
+    }
     answer(queued, result);
 }
 
@@ -159,11 +212,7 @@ async fn store(
     mut parts: Vec<Submission>,
     now: DateTime<Utc>,
 ) -> (Vec<Submission>, Result<(), String>) {
-    let (folder, extension) = match parts[0].job.kind {
-        PayloadKind::OtlpTraces => ("otel", "pb"),
-        PayloadKind::IngestionBatch => ("ingestion", "json"),
-    };
-    let key = super::blob_key(folder, &parts[0].job.project_id, now, extension);
+    let key = super::payload_key(parts[0].job.kind, &parts[0].job.project_id, now);
     // Every entry names its byte range, even alone in its blob: the worker sizes its batches by
     // these lengths before it reads a byte.
     let mut offset = 0;
@@ -194,6 +243,7 @@ async fn store(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use storage::queue::PayloadKind;
 
     fn submission(project: &str, kind: PayloadKind) -> Submission {
         let job = IngestionJob {
@@ -252,7 +302,8 @@ mod tests {
         let (sender, receiver) = mpsc::channel(MAX_PARTS);
         let writers = Arc::new(Semaphore::new(1));
         let busy = writers.clone().acquire_owned().await.unwrap();
-        tokio::spawn(run(blobs, queue, receiver, writers));
+        let inline = QueueInline { max_payload_bytes: 0, total_bytes: 1 };
+        tokio::spawn(run(blobs, queue, inline, receiver, writers));
         let mut answers = Vec::new();
         for payload in ["a", "bb", "ccc"] {
             let (done, answer) = oneshot::channel();
@@ -270,6 +321,44 @@ mod tests {
         assert_eq!(files.len(), 1, "one PUT for the three payloads: {files:?}");
         assert_eq!(std::fs::read(&files[0]).unwrap(), b"abbccc");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Needs the test stack's Redis. Payloads up to the size travel in their entries while the
+    /// bound on all such bytes allows; the rest are handed back for blob storage, unanswered.
+    #[tokio::test]
+    async fn small_payloads_travel_in_their_entries_within_the_bound_and_the_rest_wait_for_a_blob() {
+        let url = test_support::stack_var("REDIS_CONNECTION_STRING");
+        let redis = domain::config::RedisSettings { url: url.into(), key_prefix: String::new() };
+        let base = format!("group-commit-test-{}:ingestion", uuid::Uuid::now_v7());
+        let queue = IngestionQueue::new(storage::redis::connect(&redis).unwrap(), base);
+        queue.ensure_group().await.unwrap();
+        let inline = QueueInline { max_payload_bytes: 4, total_bytes: 6 };
+        let mut answers = Vec::new();
+        let mut group = Vec::new();
+        for payload in ["aa", "eeeeee", "bbb", "cc"] {
+            let (done, answer) = oneshot::channel();
+            let mut waiting = submission("p", PayloadKind::OtlpTraces);
+            (waiting.payload, waiting.done) = (Bytes::from(payload), done);
+            group.push(waiting);
+            answers.push((payload, answer));
+        }
+        let rest = carry(&queue, inline, group).await;
+        let left: Vec<&[u8]> = rest.iter().map(|s| s.payload.as_ref()).collect();
+        assert_eq!(left, [&b"eeeeee"[..], b"cc"], "too large, then past the bound of 6 bytes");
+        assert!(rest.iter().all(|s| s.job.part.is_none() && s.job.blob_key.is_empty()));
+        assert_eq!(queue.carried_bytes().await.unwrap(), 5);
+        for (payload, mut answer) in answers {
+            let answered = answer.try_recv();
+            match payload {
+                "aa" | "bbb" => assert_eq!(answered, Ok(Ok(())), "{payload} is acknowledged"),
+                _ => assert!(answered.is_err(), "{payload} waits for its blob"),
+            }
+        }
+        let read = queue.read("worker", 10, Duration::ZERO).await.unwrap();
+        let carried: Vec<(Option<&[u8]>, Option<BlobPart>)> =
+            read.iter().map(|d| (d.payload.as_deref(), d.job.as_ref().unwrap().part)).collect();
+        let whole = |len| Some(BlobPart { offset: 0, len });
+        assert_eq!(carried, [(Some(&b"aa"[..]), whole(2)), (Some(&b"bbb"[..]), whole(3))]);
     }
 
     fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -1,9 +1,12 @@
 //! The web side of ingestion: a payload is durable before the client hears "accepted".
 //!
-//! Order matters: the payload goes to blob storage first, then a reference to it onto the Redis
-//! stream, and only then does the caller answer 2xx. A crash between the two steps leaves an
-//! orphaned blob, never an acknowledged event without data. Payloads accepted at the same moment
-//! are written together (`group_commit`).
+//! A payload up to `LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES` travels inside its Redis stream
+//! entry, while all such entries hold less than `LANGFUSE_INGESTION_QUEUE_INLINE_TOTAL_BYTES`:
+//! once the append returns, it is as durable as Redis is (compose runs it with `appendfsync
+//! always`), and the caller answers 2xx. Any other payload goes to blob storage first, then a
+//! reference to it onto the stream, and only then is it answered; a crash between the two steps
+//! leaves an orphaned blob, never an acknowledged event without data. Payloads accepted at the
+//! same moment are written together (`group_commit`).
 
 mod group_commit;
 
@@ -15,6 +18,7 @@ use chrono::{DateTime, Datelike, Timelike, Utc};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use domain::config::QueueInline;
 use domain::sdk::SdkInfo;
 use storage::blob::BlobStore;
 use storage::queue::{Backlog, IngestionJob, IngestionQueue, PayloadKind};
@@ -50,10 +54,16 @@ pub struct Acceptor {
 }
 
 impl Acceptor {
-    /// Starts the blob writers, at most `writers` writes in flight (`LANGFUSE_INGESTION_BLOB_WRITERS`),
+    /// Starts the writers, at most `writers` groups in flight (`LANGFUSE_INGESTION_BLOB_WRITERS`),
     /// so this must be called inside the Tokio runtime.
-    pub fn new(blobs: BlobStore, queue: IngestionQueue, max_depth: u64, writers: usize) -> Self {
-        let writer = group_commit::start(blobs, queue.clone(), writers);
+    pub fn new(
+        blobs: BlobStore,
+        queue: IngestionQueue,
+        max_depth: u64,
+        writers: usize,
+        inline: QueueInline,
+    ) -> Self {
+        let writer = group_commit::start(blobs, queue.clone(), writers, inline);
         Self { writer, queue, max_depth, backlog: Arc::default() }
     }
 
@@ -148,6 +158,15 @@ impl Acceptor {
         }
         Ok(())
     }
+}
+
+/// A new blob key for payloads of `kind` of one project, accepted `at`.
+pub(crate) fn payload_key(kind: PayloadKind, project_id: &str, at: DateTime<Utc>) -> String {
+    let (folder, extension) = match kind {
+        PayloadKind::OtlpTraces => ("otel", "pb"),
+        PayloadKind::IngestionBatch => ("ingestion", "json"),
+    };
+    blob_key(folder, project_id, at, extension)
 }
 
 /// `<folder>/<project>/<yyyy>/<mm>/<dd>/<hh>/<mm>/<uuid>.<ext>`: browsable by time, as upstream lays

@@ -1,12 +1,15 @@
 //! Payloads that can never be stored leave the queue for the dead-letter store: a PostgreSQL row
 //! naming the project, the reason and the payload's blob key (the payload itself stays in blob
-//! storage), logged at error level and counted, so nothing disappears silently and nothing
-//! blocks the payloads behind it. An operator lists and replays them through the admin API.
+//! storage; one its queue entry carried is written there first), logged at error level and
+//! counted, so nothing disappears silently and nothing blocks the payloads behind it. An operator
+//! lists and replays them through the admin API.
 
 use std::time::Duration;
 
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
 use storage::dead_letters::{NewDeadLetter, ReasonClass};
-use storage::queue::{Delivery, EntryRef, IngestionJob};
+use storage::queue::{BlobPart, Delivery, EntryRef, IngestionJob};
 
 use super::Processor;
 
@@ -68,8 +71,12 @@ impl Processor {
     /// Records the dead letters, then acknowledges their entries; returns how many left the queue.
     /// If PostgreSQL cannot take them, the entries stay pending and come back (their delivery
     /// count grows, which is fine: the next attempt dead-letters them again).
-    pub(super) async fn dead_letter(&self, letters: Vec<DeadLetter>) -> usize {
+    pub(super) async fn dead_letter(&self, mut letters: Vec<DeadLetter>) -> usize {
         if letters.is_empty() {
+            return 0;
+        }
+        if let Err(error) = self.keep_carried_payloads(&mut letters).await {
+            tracing::warn!(%error, entries = letters.len(), "cannot keep dead letters' payloads; the entries stay pending");
             return 0;
         }
         let rows: Vec<NewDeadLetter> = letters.iter().map(|l| l.letter.clone()).collect();
@@ -97,6 +104,34 @@ impl Processor {
         let entries: Vec<EntryRef> = letters.into_iter().map(|l| l.entry).collect();
         self.acknowledge(&entries).await;
         entries.len()
+    }
+
+    /// Writes the payloads the letters' entries carry to blob storage and names them in the
+    /// letters, so a replay finds them as it finds any other: the entry, and its payload, are
+    /// deleted once the letter is recorded.
+    async fn keep_carried_payloads(&self, letters: &mut [DeadLetter]) -> Result<(), String> {
+        for dead in letters {
+            if dead.letter.blob_key.as_deref() != Some("") {
+                continue;
+            }
+            let Ok(mut job) = serde_json::from_str::<IngestionJob>(&dead.letter.job) else { continue };
+            // Gone means another worker completed the entry meanwhile: nothing is left to keep.
+            let Some(payload) = self.queue.carried_payload(&dead.entry).await.map_err(|e| e.to_string())?
+            else {
+                continue;
+            };
+            let key = crate::accept::payload_key(job.kind, &job.project_id, chrono::Utc::now());
+            let len = payload.len() as u64;
+            self.blobs
+                .store()
+                .put(&Path::from(key.as_str()), payload.into())
+                .await
+                .map_err(|e| format!("blob storage: {e}"))?;
+            (job.blob_key, job.part) = (key.clone(), Some(BlobPart { offset: 0, len }));
+            dead.letter.job = serde_json::to_string(&job).map_err(|e| e.to_string())?;
+            dead.letter.blob_key = Some(key);
+        }
+        Ok(())
     }
 
     /// Acknowledges entries, retrying while Redis is unreachable (their outcome is recorded: a

@@ -1,4 +1,4 @@
-//! Reading the payloads of a read of stream entries from blob storage.
+//! The payloads of a read of stream entries: carried in the entries, or read from blob storage.
 //!
 //! web writes payloads accepted together into one blob (`accept::group_commit`), so entries read
 //! together often share one. Each blob is read once per read of entries, and only the span of it
@@ -25,7 +25,7 @@ pub async fn payloads(
 ) -> Vec<Result<(IngestionJob, Bytes), ProcessError>> {
     let mut wanted: HashMap<String, Vec<(usize, Option<BlobPart>)>> = HashMap::new();
     for (index, delivery) in deliveries.iter().enumerate() {
-        if let Ok(job) = &delivery.job {
+        if let (Ok(job), None) = (&delivery.job, &delivery.payload) {
             wanted.entry(job.blob_key.clone()).or_default().push((index, job.part));
         }
     }
@@ -47,6 +47,9 @@ pub async fn payloads(
         .map(|(index, delivery)| {
             let job =
                 delivery.job.clone().map_err(|unreadable| ProcessError::Permanent(unreadable.reason))?;
+            if let Some(payload) = &delivery.payload {
+                return Ok((job, payload.clone()));
+            }
             // Every decoded job's blob was asked for above; a miss would be a bug here, retried.
             let payload = read
                 .remove(&index)

@@ -92,7 +92,7 @@ pub fn prepare_otlp(
     migration: &MigrationSettings,
 ) -> Result<Prepared, ProcessError> {
     let request = ExportTraceServiceRequest::decode(payload).map_err(|e| {
-        ProcessError::Permanent(format!("stored OTLP payload {} does not decode: {e}", job.blob_key))
+        ProcessError::Permanent(format!("stored OTLP payload {} does not decode: {e}", job.payload_place()))
     })?;
     let sdk = sdk(job);
     let direct = sdk.otel_direct_write(migration.otel_behaviour);
@@ -137,8 +137,9 @@ fn prepare_batch(
     };
     // Web parsed the same bytes with the same context before accepting them, so this yields the
     // records it acknowledged; a failure here means the stored payload is not what was accepted.
-    let parsed = parse_batch(payload, &context)
-        .map_err(|e| ProcessError::Permanent(format!("stored batch {} does not parse: {e}", job.blob_key)))?;
+    let parsed = parse_batch(payload, &context).map_err(|e| {
+        ProcessError::Permanent(format!("stored batch {} does not parse: {e}", job.payload_place()))
+    })?;
     let mut v3 = V3Updates {
         traces: parsed.traces,
         observations: parsed.observations,

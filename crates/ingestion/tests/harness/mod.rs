@@ -64,8 +64,8 @@ pub async fn harness_with(settings: &[(&str, &str)]) -> Harness {
     stores.prepare(&config).await.unwrap();
     let queue = stores.ingestion_queue();
     queue.ensure_group().await.unwrap();
-    let writers = config.ingestion.blob_writers;
-    let acceptor = Arc::new(Acceptor::new(stores.blobs.clone(), queue.clone(), 1_000, writers));
+    let (writers, inline) = (config.ingestion.blob_writers, config.ingestion.queue_inline);
+    let acceptor = Arc::new(Acceptor::new(stores.blobs.clone(), queue.clone(), 1_000, writers, inline));
     let service = IngestionService::new(
         acceptor.clone(),
         stores.postgres.clone(),

@@ -44,17 +44,19 @@ impl IngestionQueue {
         let mut connection = self.connection().await?;
         let reply: Vec<Value> = redis::cmd("EVAL")
             .arg(scripts::BACKLOG)
-            .arg(2)
+            .arg(3)
             .arg(&self.base)
             .arg(self.active_key())
+            .arg(self.earlier_active_key())
             .query_async(&mut connection)
             .await
             .map_err(unavailable)?;
-        let project_prefix = format!("{}:p:", self.base);
+        let prefixes = [format!("{}:q:", self.base), format!("{}:p:", self.base)];
         let mut backlog = Backlog::default();
         for triple in reply.chunks_exact(3) {
             let (key, length, oldest) = (text(&triple[0]), integer(&triple[1]), text(&triple[2]));
-            let project = key.strip_prefix(&project_prefix).unwrap_or_default().to_owned();
+            let project =
+                prefixes.iter().find_map(|p| key.strip_prefix(p.as_str())).unwrap_or_default().to_owned();
             backlog.total += length;
             *backlog.by_project.entry(project).or_default() += length;
             let millis = oldest.split_once('-').and_then(|(millis, _)| millis.parse::<u64>().ok());
