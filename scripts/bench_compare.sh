@@ -2,8 +2,8 @@
 # Measures two builds back to back on the running test stack, for a before/after note: three ingest
 # pairs (CPU per span, end to end), the engine's own insert rate (the ceiling), idle freshness per
 # write mode, `dual` with every read polled, freshness under 5,000 spans/s, three pairs at 1,000
-# requests/s (acknowledgement latency), then the after side once more with payloads in a local
-# directory (what the object store's PUT adds). Each side runs with its own stack env file, so a
+# requests/s (acknowledgement latency), then the after side once more with every payload written to
+# the object store first (what carrying small payloads in their queue entries saves). Each side runs with its own stack env file, so a
 # build whose migrations differ can have a PostgreSQL database of its own.
 #
 #   scripts/bench_compare.sh BEFORE_BIN_DIR BEFORE_ENV AFTER_BIN_DIR AFTER_ENV > figures.txt
@@ -33,6 +33,6 @@ for pair in 1 2 3; do
   echo "== ack pair $pair before"; $LB ingest --bin-dir "$BEFORE" --stack-env "$ENV_A" --requests 200 --spans 5 --rate 1000 --seconds 5
   echo "== ack pair $pair after";  $LB ingest --bin-dir "$AFTER" --stack-env "$ENV_B" --requests 200 --spans 5 --rate 1000 --seconds 5
 done
-# The same with payloads in a local directory: what the object store's PUT adds to the acknowledgement.
-echo "== ack after, blobs in a local directory"; $LB ingest --bin-dir "$AFTER" --stack-env "$ENV_B" --requests 200 --spans 5 --rate 1000 --seconds 5 --blob local
+# The same with every payload through the object store: what its PUT adds to the acknowledgement.
+echo "== ack after, every payload as a blob"; $LB ingest --bin-dir "$AFTER" --stack-env "$ENV_B" --requests 200 --spans 5 --rate 1000 --seconds 5 --env LANGFUSE_INGESTION_QUEUE_INLINE_MAX_BYTES=0
 echo "== end $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"

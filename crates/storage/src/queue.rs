@@ -2,13 +2,13 @@
 //! payload (up to a size, within a bound on all such bytes) or naming the blob web wrote it to.
 //!
 //! Each project has its own stream (`<base>:q:<project>`), listed in the set of active streams
-//! (`<base>:queues`) while anything is queued or pending in it. web appends (`XADD`) before acknowledging a client;
-//! workers read all active streams at once through one consumer group, taking at most a fair
-//! share of each per read, so a project with a flood of payloads queued ahead cannot hold back
-//! another's (ARCHITECTURE.md, "fairness"). Workers acknowledge-and-delete an entry only after
-//! its rows are inserted. Entries a crashed worker had read stay pending and are claimed by
-//! another consumer once idle (`XAUTOCLAIM`). The streams' total length is therefore the backlog,
-//! which is what back-pressure watches.
+//! (`<base>:queues`) while anything is queued or pending in it. web appends (`XADD`) before
+//! acknowledging a client; workers read all active streams at once through one consumer group,
+//! taking at most a fair share of each per read, so a project with a flood of payloads queued
+//! ahead cannot hold back another's (ARCHITECTURE.md, "fairness"). Workers acknowledge-and-delete
+//! an entry only after its rows are inserted. Entries a crashed worker had read stay pending and
+//! are claimed by another consumer once idle (`XAUTOCLAIM`). The streams' total length is
+//! therefore the backlog, which is what back-pressure watches.
 //!
 //! Earlier releases appended to the base stream itself (`<base>`), then to `<base>:p:<project>`
 //! streams listed in `<base>:active`, whose entries always name a blob. Both are still read and
