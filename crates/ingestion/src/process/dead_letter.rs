@@ -13,6 +13,10 @@ use storage::queue::{BlobPart, Delivery, EntryRef, IngestionJob};
 
 use super::Processor;
 
+/// The longest writing a carried payload to blob storage may take before its letter waits for
+/// the next delivery.
+const KEEP_DEADLINE: Duration = Duration::from_secs(10);
+
 /// A payload on its way to the dead-letter store.
 #[derive(Debug, Clone)]
 pub struct DeadLetter {
@@ -122,11 +126,14 @@ impl Processor {
             };
             let key = crate::accept::payload_key(job.kind, &job.project_id, chrono::Utc::now());
             let len = payload.len() as u64;
-            self.blobs
-                .store()
-                .put(&Path::from(key.as_str()), payload.into())
-                .await
-                .map_err(|e| format!("blob storage: {e}"))?;
+            let location = Path::from(key.as_str());
+            let write = self.blobs.store().put(&location, payload.into());
+            // Bounded as web's writes are: a hung store must not hold the worker's loop.
+            match tokio::time::timeout(KEEP_DEADLINE, write).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(format!("blob storage: {e}")),
+                Err(_) => return Err(format!("blob storage: no answer within {KEEP_DEADLINE:?}")),
+            }
             (job.blob_key, job.part) = (key.clone(), Some(BlobPart { offset: 0, len }));
             dead.letter.job = serde_json::to_string(&job).map_err(|e| e.to_string())?;
             dead.letter.blob_key = Some(key);
