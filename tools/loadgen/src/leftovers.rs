@@ -1,6 +1,8 @@
-//! What a benchmark run leaves behind: its ClickHouse database and its blobs. A run stores gigabytes
-//! of payloads, and SeaweedFS stops accepting uploads below 1% free disk, so repeated runs would
-//! end by breaking the stack that the tests share this disk with.
+//! What a benchmark run leaves behind: its ClickHouse database, its blobs and its Redis keys. A run
+//! stores gigabytes of payloads, and SeaweedFS stops accepting uploads below 1% free disk, so
+//! repeated runs would end by breaking the stack that the tests share this disk with. Its Redis keys
+//! hold what was still queued when the run stopped (payloads included, when entries carry them):
+//! left, they grow Redis's memory and every AOF rewrite of it, run after run.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +27,41 @@ pub async fn remove(env: &BTreeMap<String, String>, database: &str) {
         Ok(count) => println!("  cleanup         {count} blobs deleted, database {database} dropped"),
         Err(e) => eprintln!("cleanup: blobs left behind: {e:#}"),
     }
+    if let Err(e) = delete_redis_keys(env).await {
+        eprintln!("cleanup: Redis keys left behind: {e:#}");
+    }
+}
+
+/// Deletes every key under the run's Redis prefix (`LANGFUSE_REDIS_KEY_PREFIX`, its own).
+async fn delete_redis_keys(env: &BTreeMap<String, String>) -> anyhow::Result<()> {
+    use deadpool_redis::redis::{self, AsyncIter};
+
+    let config = Config::from_env_vars(Role::Web, env.clone())
+        .map_err(|e| anyhow::anyhow!("the run's settings: {:?}", e.problems))?;
+    anyhow::ensure!(!config.redis.key_prefix.is_empty(), "the run has no Redis prefix of its own");
+    let pool = storage::redis::connect(&config.redis)?;
+    let mut scanning = pool.get().await?;
+    let pattern = format!("{}*", config.redis.key_prefix);
+    let mut keys: Vec<String> = Vec::new();
+    {
+        let mut iter: AsyncIter<String> = redis::cmd("SCAN")
+            .cursor_arg(0)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .clone()
+            .iter_async(&mut *scanning)
+            .await?;
+        while let Some(key) = iter.next_item().await {
+            keys.push(key?);
+        }
+    }
+    let mut connection = pool.get().await?;
+    for chunk in keys.chunks(500) {
+        redis::cmd("UNLINK").arg(chunk).query_async::<()>(&mut *connection).await?;
+    }
+    Ok(())
 }
 
 async fn delete_blobs(env: &BTreeMap<String, String>) -> anyhow::Result<usize> {
