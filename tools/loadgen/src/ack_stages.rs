@@ -38,14 +38,19 @@ impl Histogram {
 pub struct Snapshot {
     histograms: BTreeMap<String, Histogram>,
     accepted_payloads: f64,
+    /// Payloads stored by where (`STORED`): in their queue entries, and as blobs; `None` from a
+    /// build before the counter, whose every payload was a blob.
+    stored: Option<(f64, f64)>,
 }
 
 /// web's request durations, of the ingestion routes only (`INGESTION_ROUTES`, summed under this
 /// name by `parse`).
 const REQUESTS: &str = "loupe_http_request_duration_seconds";
 const INGESTION_ROUTES: [&str; 2] = ["/api/public/ingestion", "/api/public/otel/v1/traces"];
-/// One sample per blob write: with the payloads accepted, it gives the payloads per PUT.
+/// One sample per blob write: with the payloads stored as blobs, it gives the payloads per PUT.
 const BLOB_WRITES: &str = "loupe_ingestion_accept_blob_write_seconds";
+/// Accepted payloads by where they were stored (label `in`: `queue_entry`, `blob`).
+const STORED: &str = "loupe_ingestion_accept_stored_payloads_total";
 
 const STAGES: [(&str, &str); 4] = [
     ("handled by web", REQUESTS),
@@ -63,6 +68,14 @@ pub fn parse(text: &str) -> Snapshot {
         let (name, labels) = series.split_once('{').unwrap_or((series, ""));
         if name == "loupe_ingestion_accepted_payloads_total" {
             snapshot.accepted_payloads += value;
+            continue;
+        }
+        if name == STORED {
+            let (entries, blobs) = snapshot.stored.get_or_insert((0.0, 0.0));
+            match label(labels, "in") {
+                Some("queue_entry") => *entries += value,
+                _ => *blobs += value,
+            }
             continue;
         }
         let ingestion_request = name.starts_with(REQUESTS)
@@ -121,11 +134,17 @@ pub fn describe(before: &Snapshot, after: &Snapshot) -> Vec<String> {
             ms(stage.quantile_bound(0.99)),
         ));
     }
+    let (mut as_blobs, stored) = (after.accepted_payloads - before.accepted_payloads, after.stored);
+    if let Some((entries, blobs)) = stored {
+        let (entries_before, blobs_before) = before.stored.unwrap_or_default();
+        let carried = entries - entries_before;
+        as_blobs = blobs - blobs_before;
+        lines.push(format!("stored            {carried:.0} in their queue entries, {as_blobs:.0} as blobs"));
+    }
     let blob_writes = after.histograms.get(BLOB_WRITES).map_or(0.0, |h| h.count)
         - before.histograms.get(BLOB_WRITES).map_or(0.0, |h| h.count);
     if blob_writes > 0.0 {
-        let payloads = after.accepted_payloads - before.accepted_payloads;
-        lines.push(format!("payloads per PUT  {:.2} (group commit)", payloads / blob_writes));
+        lines.push(format!("payloads per PUT  {:.2} (group commit)", as_blobs / blob_writes));
     }
     lines
 }
@@ -163,6 +182,23 @@ loupe_ingestion_accepted_payloads_total{{kind=\"ingestion_batch\"}} 400
             vec![
                 "blob PUT          n 100, mean 101.0 ms, p50 ≤ ∞ ms, p99 ≤ ∞ ms".to_owned(),
                 "payloads per PUT  4.00 (group commit)".to_owned(),
+            ],
+            "a build without the stored counter: every accepted payload was a blob"
+        );
+        // With the counter, only the payloads stored as blobs count per PUT.
+        let carrying = super::parse(&format!(
+            "{FIRST}\
+loupe_ingestion_accept_blob_write_seconds_count{{outcome=\"ok\"}} 10
+loupe_ingestion_accept_stored_payloads_total{{in=\"queue_entry\"}} 370
+loupe_ingestion_accept_stored_payloads_total{{in=\"blob\"}} 30
+"
+        ));
+        let lines = super::describe(&before, &carrying);
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                "stored            370 in their queue entries, 30 as blobs",
+                "payloads per PUT  3.00 (group commit)"
             ]
         );
         let whole = super::describe(&super::Snapshot::default(), &before);
