@@ -11,8 +11,8 @@ use futures::{StreamExt, TryStreamExt};
 use domain::config::{BlobSettings, Config, Role};
 use storage::blob::BlobStore;
 
-/// Drops the run's database and deletes its blobs. Failures are printed, not returned: the
-/// figures were already printed, and the run's outcome is what the caller reports.
+/// Drops the run's database and deletes its blobs and Redis keys. Failures are printed, not
+/// returned: the figures were already printed, and the run's outcome is what the caller reports.
 pub async fn remove(env: &BTreeMap<String, String>, database: &str) {
     let dropped = clickhouse::Client::default()
         .with_url(&env["CLICKHOUSE_URL"])
@@ -22,22 +22,29 @@ pub async fn remove(env: &BTreeMap<String, String>, database: &str) {
     if let Err(e) = dropped {
         eprintln!("cleanup: could not drop database {database}: {e}");
     }
-    match delete_blobs(env).await {
+    let config = match Config::from_env_vars(Role::Web, env.clone()) {
+        Ok(config) => config,
+        Err(e) => {
+            return eprintln!(
+                "cleanup: blobs and Redis keys left behind: the run's settings: {:?}",
+                e.problems
+            );
+        }
+    };
+    match delete_blobs(&config).await {
         Ok(0) => {}
         Ok(count) => println!("  cleanup         {count} blobs deleted, database {database} dropped"),
         Err(e) => eprintln!("cleanup: blobs left behind: {e:#}"),
     }
-    if let Err(e) = delete_redis_keys(env).await {
+    if let Err(e) = delete_redis_keys(&config).await {
         eprintln!("cleanup: Redis keys left behind: {e:#}");
     }
 }
 
 /// Deletes every key under the run's Redis prefix (`LANGFUSE_REDIS_KEY_PREFIX`, its own).
-async fn delete_redis_keys(env: &BTreeMap<String, String>) -> anyhow::Result<()> {
+async fn delete_redis_keys(config: &Config) -> anyhow::Result<()> {
     use deadpool_redis::redis::{self, AsyncIter};
 
-    let config = Config::from_env_vars(Role::Web, env.clone())
-        .map_err(|e| anyhow::anyhow!("the run's settings: {:?}", e.problems))?;
     anyhow::ensure!(!config.redis.key_prefix.is_empty(), "the run has no Redis prefix of its own");
     let pool = storage::redis::connect(&config.redis)?;
     let mut scanning = pool.get().await?;
@@ -64,9 +71,7 @@ async fn delete_redis_keys(env: &BTreeMap<String, String>) -> anyhow::Result<()>
     Ok(())
 }
 
-async fn delete_blobs(env: &BTreeMap<String, String>) -> anyhow::Result<usize> {
-    let config = Config::from_env_vars(Role::Web, env.clone())
-        .map_err(|e| anyhow::anyhow!("the run's settings: {:?}", e.problems))?;
+async fn delete_blobs(config: &Config) -> anyhow::Result<usize> {
     if let BlobSettings::LocalDir(dir) = &config.blob {
         std::fs::remove_dir_all(dir).or_else(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Ok(()),

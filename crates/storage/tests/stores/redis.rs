@@ -64,30 +64,12 @@ async fn trace_deletion_marks_are_found_from_the_day_asked_on() {
 #[tokio::test]
 async fn a_stream_that_becomes_active_rings_the_wake_stream_once() {
     use deadpool_redis::redis::AsyncCommands;
-    use storage::queue::{IngestionJob, PayloadKind};
 
-    let settings = RedisSettings {
-        url: test_support::stack_var("REDIS_CONNECTION_STRING").into(),
-        key_prefix: String::new(),
-    };
-    let pool = storage::redis::connect(&settings).unwrap();
-    let base = format!("test-{}:ingestion", uuid::Uuid::new_v4().simple());
-    let queue = storage::queue::IngestionQueue::new(pool.clone(), base.clone());
+    let (pool, base, queue) = test_queue();
     queue.ensure_group().await.unwrap();
     let wake = format!("{base}:wake");
     let mut redis = pool.get().await.unwrap();
-    let job = |n: u32| IngestionJob {
-        kind: PayloadKind::OtlpTraces,
-        project_id: "p".into(),
-        blob_key: format!("blob-{n}"),
-        part: None,
-        public_key: "pk".into(),
-        sdk_name: None,
-        sdk_version: None,
-        ingestion_version: None,
-        scores_only: false,
-        received_at_micros: i64::from(n),
-    };
+    let job = |n: u32| storage::queue::IngestionJob { blob_key: format!("blob-{n}"), ..queue_job("p", n) };
 
     queue.enqueue_all(&[&job(1)]).await.unwrap();
     let rung: usize = redis.xlen(&wake).await.unwrap();
